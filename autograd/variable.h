@@ -1,0 +1,100 @@
+// autograd/variable.h — a value that remembers how it was made, so its gradient can flow back.
+// Lesson: docs/02-autograd.md
+//
+// A Variable is a handle to a graph Node: the value (a Tensor), the accumulated gradient,
+// whether it requires a gradient, and — for a value computed by an op — the op's name, its
+// inputs and a backward closure that turns dL/d(output) into dL/d(input) for each input.
+//
+// Gradient semantics (as in PyTorch):
+//  * backward() ADDS into .grad of every leaf that requires grad (and never resets it):
+//    call zero_grad() (or Module::zero_grad / Optimizer::zero_grad) between steps.
+//  * A value used by several ops receives the sum of their contributions.
+//  * After backward the graph's closures are released unless retain_graph is true; a second
+//    backward through a released graph throws.
+//  * Inside a NoGradGuard scope, ops record nothing and their results do not require grad.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tensor/ops.h"
+#include "tensor/tensor.h"
+
+namespace atencion {
+
+class Variable;
+// One gradient per input of an op, in the order of its inputs; an undefined Tensor means
+// "no gradient for this input".
+using Grads = std::vector<Tensor>;
+using BackwardFn = std::function<Grads(const Tensor& grad_output)>;
+
+struct Node {
+  Tensor value;
+  Tensor grad;  // undefined until a gradient arrives
+  bool requires_grad = false;
+  std::string op;                             // "matmul", "add", ... ; "" for leaves
+  std::vector<std::shared_ptr<Node>> inputs;  // what this value was computed from
+  BackwardFn backward;                        // empty for leaves
+  bool released = false;                      // backward ran and dropped its closure
+  bool retains_grad = false;                  // a non-leaf asked to keep its .grad
+};
+
+class Variable {
+ public:
+  Variable() = default;
+  explicit Variable(Tensor value, bool requires_grad = false);
+  explicit Variable(std::shared_ptr<Node> node) : node_(std::move(node)) {}
+
+  bool defined() const { return node_ != nullptr; }
+  const Tensor& value() const;
+  Tensor& mutable_value();  // for optimizers: in-place updates of a leaf's value
+  const Tensor& grad() const;  // undefined Tensor if no gradient has arrived
+  bool has_grad() const;
+  bool requires_grad() const;
+  Variable& set_requires_grad(bool requires_grad);  // leaves only
+  bool is_leaf() const;
+  const std::string& op() const;  // "" for a leaf
+  void retain_grad();             // keep .grad on a non-leaf too
+
+  // Shorthands for the value's layout.
+  const Shape& shape() const { return value().shape(); }
+  int64_t dim() const { return value().dim(); }
+  int64_t size(int64_t d) const { return value().size(d); }
+  DType dtype() const { return value().dtype(); }
+  double item() const { return value().item(); }
+
+  // Reverse-mode pass from this value. Without grad_output the value must have one element
+  // (dL/dL = 1). Iterative: deep graphs do not overflow the stack.
+  void backward(bool retain_graph = false) const;
+  void backward(const Tensor& grad_output, bool retain_graph = false) const;
+  void zero_grad();  // drops .grad (PyTorch's set_to_none=True)
+
+  Variable detach() const;  // same value, no history, no grad
+  const std::shared_ptr<Node>& node() const { return node_; }
+
+ private:
+  std::shared_ptr<Node> node_;
+};
+
+// Records an op result: `value` computed from `inputs`, with `backward` giving one gradient
+// per input. When grad mode is off or no input requires grad, nothing is recorded.
+// Every op in autograd/ops/ is written as:  return record("name", forward, {inputs}, backward);
+Variable record(const char* op, Tensor value, const std::vector<Variable>& inputs,
+                BackwardFn backward);
+
+// RAII: while alive, ops record no graph (evaluation, optimizer updates).
+class NoGradGuard {
+ public:
+  NoGradGuard();
+  ~NoGradGuard();
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool previous_;
+};
+bool grad_mode_enabled();
+
+}  // namespace atencion

@@ -1,0 +1,38 @@
+// tensor/random.h — a seeded random generator that gives the same numbers on every machine.
+// Lesson: docs/01-tensor.md#random
+//
+// std::normal_distribution differs between standard libraries, so we draw our own:
+// SplitMix64 for 64-bit words, 53-bit uniforms in [0, 1), and Box–Muller for normals.
+#pragma once
+
+#include <cstdint>
+
+#include "tensor/tensor.h"
+
+namespace atencion {
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed = 0);
+  uint64_t next_u64();
+  double uniform();                       // [0, 1)
+  double normal();                        // mean 0, std 1
+  int64_t randint(int64_t low, int64_t high);  // [low, high)
+  uint64_t seed() const { return seed_; }
+  // For checkpoints: the whole state, so a resumed run draws the same numbers.
+  uint64_t state() const { return state_; }
+  void set_state(uint64_t state) { state_ = state; has_spare_ = false; }
+
+ private:
+  uint64_t seed_;
+  uint64_t state_;
+  bool has_spare_ = false;
+  double spare_ = 0;
+};
+
+Tensor randn(const Shape& shape, Generator& generator, DType dtype = DType::Float32);
+Tensor rand(const Shape& shape, Generator& generator, DType dtype = DType::Float32);
+Tensor uniform(const Shape& shape, double low, double high, Generator& generator,
+               DType dtype = DType::Float32);
+
+}  // namespace atencion
