@@ -49,7 +49,10 @@ class Module {
   void load_state_dict(const std::vector<std::pair<std::string, Tensor>>& state);
 
  protected:
-  Variable& register_parameter(const std::string& name, Tensor value);
+  // Returns a handle to the same graph node the module keeps (Variable is a shared handle), so
+  // a layer stores it as a member: `weight = register_parameter("weight", init)`. Module::to()
+  // and load() replace the node's value in place, so every handle sees the change.
+  Variable register_parameter(const std::string& name, Tensor value);
   template <typename M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     submodules_.emplace_back(name, module);
