@@ -1,0 +1,35 @@
+# tools/packages.sh — sourced by tools/main.sh and tools/test.sh.
+# ensure_packages PKG...: installs, from Debian's archive, those of PKG that are missing.
+# Runs apt-get as root, or through sudo when not root; `apt-get update` only when something
+# is missing; never prompts (DEBIAN_FRONTEND=noninteractive, -y).
+
+ensure_packages() {
+  local missing=() package
+  for package in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+      missing+=("$package")
+    fi
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    return 0
+  fi
+
+  local as_root=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if ! command -v sudo >/dev/null 2>&1; then
+      echo "error: missing Debian packages (${missing[*]}) and not root; no sudo to install them." >&2
+      echo "Install them as root: apt-get install ${missing[*]}" >&2
+      return 1
+    fi
+    as_root=(sudo)
+  fi
+  echo "Installing missing Debian packages: ${missing[*]}"
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    "${missing[@]}"
+}
+
+# What building the library and the programs needs (OpenMP comes with g++).
+ATENCION_BUILD_PACKAGES=(g++ cmake make nlohmann-json3-dev libsentencepiece-dev libstb-dev libcli11-dev)
+# What the tests and benchmarks add.
+ATENCION_TEST_PACKAGES=(catch2 libbenchmark-dev)
