@@ -1,0 +1,385 @@
+// tensor/safetensors.cpp — the safetensors layout: see tensor/safetensors.h for the format.
+// Lesson: docs/01-tensor.md#files
+#include "tensor/safetensors.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+namespace atencion {
+namespace {
+
+// The file stores little-endian bytes and we copy them to and from memory as they are.
+static_assert(std::endian::native == std::endian::little,
+              "safetensors: this code assumes a little-endian machine");
+
+using Json = nlohmann::json;
+
+constexpr const char* kMetadataKey = "__metadata__";
+// A header larger than this is taken as a corrupt length, not as a real header (the same limit
+// as Hugging Face's reader).
+constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+
+const char* safetensors_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "F32";
+    case DType::Float64: return "F64";
+    case DType::Int64: return "I64";
+    case DType::Bool: return "BOOL";
+  }
+  throw std::invalid_argument("save_safetensors: unknown dtype");
+}
+
+bool parse_safetensors_dtype(const std::string& name, DType& dtype) {
+  for (DType candidate : {DType::Float32, DType::Float64, DType::Int64, DType::Bool}) {
+    if (name == safetensors_dtype(candidate)) {
+      dtype = candidate;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string offsets_to_string(uint64_t begin, uint64_t end) {
+  return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+}
+
+// ---- reading -------------------------------------------------------------------------------
+
+// Every message starts with "load_safetensors: <path>: " and, when one tensor is at fault,
+// continues with "tensor '<name>': ".
+class LoadError {
+ public:
+  explicit LoadError(const std::string& path) : path_(path) {}
+  [[noreturn]] void file(const std::string& problem) const {
+    throw std::invalid_argument("load_safetensors: " + path_ + ": " + problem);
+  }
+  [[noreturn]] void tensor(const std::string& name, const std::string& problem) const {
+    file("tensor '" + name + "': " + problem);
+  }
+  [[noreturn]] void io(const std::string& problem) const {
+    throw std::runtime_error("load_safetensors: " + path_ + ": " + problem);
+  }
+
+ private:
+  const std::string& path_;
+};
+
+// One tensor's entry in the header.
+struct Entry {
+  std::string name;
+  DType dtype = DType::Float32;
+  Shape shape;
+  uint64_t begin = 0;  // byte range in the data section
+  uint64_t end = 0;
+};
+
+struct Header {
+  std::vector<Entry> entries;  // sorted by position in the data section
+  SafetensorsMetadata metadata;
+  uint64_t data_start = 0;  // 8 + N
+  uint64_t data_size = 0;   // file size - data_start
+};
+
+std::vector<uint64_t> read_unsigned_array(const Json& value, const char* field,
+                                          const std::string& name, const LoadError& error) {
+  if (!value.is_array()) error.tensor(name, std::string("'") + field + "' is not an array");
+  std::vector<uint64_t> numbers;
+  for (const Json& element : value) {
+    if (!element.is_number_unsigned() && !(element.is_number_integer() && element >= 0)) {
+      error.tensor(name, std::string("'") + field + "' holds " + element.dump() +
+                             ", not a non-negative integer");
+    }
+    numbers.push_back(element.get<uint64_t>());
+  }
+  return numbers;
+}
+
+Entry parse_entry(const std::string& name, const Json& value, uint64_t data_size,
+                  const LoadError& error) {
+  if (!value.is_object()) error.tensor(name, "entry is not a JSON object");
+  for (const char* field : {"dtype", "shape", "data_offsets"}) {
+    if (!value.contains(field)) error.tensor(name, std::string("has no '") + field + "'");
+  }
+  for (const auto& item : value.items()) {
+    if (item.key() != "dtype" && item.key() != "shape" && item.key() != "data_offsets") {
+      error.tensor(name, "unexpected field '" + item.key() + "'");
+    }
+  }
+
+  Entry entry;
+  entry.name = name;
+  const Json& dtype = value["dtype"];
+  if (!dtype.is_string() || !parse_safetensors_dtype(dtype.get<std::string>(), entry.dtype)) {
+    error.tensor(name, "unknown dtype " + dtype.dump() + " (expected F32, F64, I64 or BOOL)");
+  }
+
+  // Element count × element size, guarding every product against overflow.
+  uint64_t nbytes = dtype_size(entry.dtype);
+  for (uint64_t size : read_unsigned_array(value["shape"], "shape", name, error)) {
+    if (size > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(nbytes, size, &nbytes)) {
+      error.tensor(name, "shape " + value["shape"].dump() + " is too large");
+    }
+    entry.shape.push_back(static_cast<int64_t>(size));
+  }
+
+  const std::vector<uint64_t> offsets =
+      read_unsigned_array(value["data_offsets"], "data_offsets", name, error);
+  if (offsets.size() != 2) {
+    error.tensor(name, "data_offsets " + value["data_offsets"].dump() +
+                           " is not a pair [begin, end]");
+  }
+  entry.begin = offsets[0];
+  entry.end = offsets[1];
+  const std::string range = "data_offsets " + offsets_to_string(entry.begin, entry.end);
+  if (entry.begin > entry.end) error.tensor(name, range + " begin after end");
+  if (entry.end > data_size) {
+    error.tensor(name, range + " end past the data section of " + std::to_string(data_size) +
+                           " bytes (is the file truncated?)");
+  }
+  if (entry.end - entry.begin != nbytes) {
+    error.tensor(name, "shape " + shape_to_string(entry.shape) + " of " + dtype.get<std::string>() +
+                           " needs " + std::to_string(nbytes) + " bytes but " + range + " hold " +
+                           std::to_string(entry.end - entry.begin));
+  }
+  return entry;
+}
+
+// The tensors' byte ranges, in order, must tile the data section: no gap, no overlap, nothing
+// after the last one.
+void check_coverage(const std::vector<Entry>& entries, uint64_t data_size,
+                    const LoadError& error) {
+  uint64_t covered = 0;  // bytes [0, covered) belong to the entries seen so far
+  const Entry* previous = nullptr;
+  for (const Entry& entry : entries) {
+    const std::string range = "data_offsets " + offsets_to_string(entry.begin, entry.end);
+    if (entry.begin < covered) {
+      error.tensor(entry.name, range + " overlap tensor '" + previous->name + "' at " +
+                                   offsets_to_string(previous->begin, previous->end));
+    }
+    if (entry.begin > covered) {
+      error.tensor(entry.name, range + " leave bytes [" + std::to_string(covered) + ", " +
+                                   std::to_string(entry.begin) +
+                                   ") of the data section to no tensor");
+    }
+    covered = entry.end;
+    previous = &entry;
+  }
+  if (covered != data_size) {
+    error.file("the data section is " + std::to_string(data_size) +
+               " bytes but its tensors end at byte " + std::to_string(covered) +
+               " (trailing bytes after the last tensor)");
+  }
+}
+
+Header read_header(std::ifstream& file, const std::string& path) {
+  const LoadError error(path);
+  std::error_code code;
+  const uint64_t file_size = std::filesystem::file_size(path, code);
+  if (code) error.io("cannot read its size: " + code.message());
+  if (file_size < 8) {
+    error.file("file is " + std::to_string(file_size) +
+               " bytes, too short for the 8-byte header length");
+  }
+
+  unsigned char length_bytes[8];
+  if (!file.read(reinterpret_cast<char*>(length_bytes), 8)) error.io("cannot read the header length");
+  uint64_t header_size = 0;  // little-endian, whatever the machine
+  for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | length_bytes[i];
+  if (header_size > kMaxHeaderBytes) {
+    error.file("header length " + std::to_string(header_size) + " is larger than the limit of " +
+               std::to_string(kMaxHeaderBytes) + " bytes (corrupt length?)");
+  }
+  if (header_size > file_size - 8) {
+    error.file("header length " + std::to_string(header_size) + " runs past the end of the file (" +
+               std::to_string(file_size) + " bytes)");
+  }
+
+  std::string text(header_size, '\0');
+  if (!file.read(text.data(), static_cast<std::streamsize>(header_size))) {
+    error.io("cannot read the " + std::to_string(header_size) + "-byte header");
+  }
+  Json json;
+  try {
+    json = Json::parse(text);
+  } catch (const Json::parse_error& parse_error) {
+    error.file("header is not valid JSON (at header byte " + std::to_string(parse_error.byte) +
+               " of " + std::to_string(header_size) + ")");
+  }
+  if (!json.is_object()) error.file("header is not a JSON object");
+
+  Header header;
+  header.data_start = 8 + header_size;
+  header.data_size = file_size - header.data_start;
+  for (const auto& item : json.items()) {
+    if (item.key() == kMetadataKey) {
+      if (!item.value().is_object()) error.file("__metadata__ is not a JSON object");
+      for (const auto& field : item.value().items()) {
+        if (!field.value().is_string()) {
+          error.file("__metadata__ value of '" + field.key() + "' is not a string");
+        }
+        header.metadata[field.key()] = field.value().get<std::string>();
+      }
+    } else {
+      header.entries.push_back(parse_entry(item.key(), item.value(), header.data_size, error));
+    }
+  }
+  std::sort(header.entries.begin(), header.entries.end(), [](const Entry& a, const Entry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  check_coverage(header.entries, header.data_size, error);
+  return header;
+}
+
+std::ifstream open_for_reading(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    throw std::runtime_error("load_safetensors: " + path + ": cannot open: " +
+                             std::strerror(errno));
+  }
+  return file;
+}
+
+// ---- writing -------------------------------------------------------------------------------
+
+void check_names(const std::string& path, const NamedTensors& tensors) {
+  std::set<std::string> seen;
+  for (const auto& [name, tensor] : tensors) {
+    const std::string where = "save_safetensors: " + path + ": ";
+    if (name.empty()) throw std::invalid_argument(where + "a tensor has an empty name");
+    if (name == kMetadataKey) {
+      throw std::invalid_argument(where + "'__metadata__' is reserved, not a tensor name");
+    }
+    if (!seen.insert(name).second) {
+      throw std::invalid_argument(where + "tensor '" + name + "' appears twice");
+    }
+    if (!tensor.defined()) {
+      throw std::invalid_argument(where + "tensor '" + name + "' is undefined");
+    }
+  }
+}
+
+// Writes all of `bytes` or returns false with errno set.
+bool write_all(int descriptor, const char* bytes, std::size_t size) {
+  while (size > 0) {
+    const ssize_t written = ::write(descriptor, bytes, size);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    bytes += written;
+    size -= static_cast<std::size_t>(written);
+  }
+  return true;
+}
+
+}  // namespace
+
+void save_safetensors(const std::string& path, const NamedTensors& tensors,
+                      const SafetensorsMetadata& metadata) {
+  check_names(path, tensors);
+
+  // Row-major copies of views, and the header that says where each one goes.
+  std::vector<Tensor> contiguous;
+  Json header = Json::object();
+  if (!metadata.empty()) header[kMetadataKey] = metadata;
+  uint64_t data_size = 0;
+  for (const auto& [name, tensor] : tensors) {
+    contiguous.push_back(tensor.contiguous());
+    const uint64_t nbytes = static_cast<uint64_t>(tensor.numel()) * dtype_size(tensor.dtype());
+    header[name] = {{"dtype", safetensors_dtype(tensor.dtype())},
+                    {"shape", tensor.shape()},
+                    {"data_offsets", {data_size, data_size + nbytes}}};
+    data_size += nbytes;
+  }
+  std::string header_text;
+  try {
+    header_text = header.dump();
+  } catch (const Json::type_error&) {
+    throw std::invalid_argument("save_safetensors: " + path +
+                                ": a tensor name or metadata string is not valid UTF-8");
+  }
+  // Spaces up to a multiple of 8, so that the data section starts 8-byte aligned.
+  header_text.append((8 - header_text.size() % 8) % 8, ' ');
+
+  unsigned char length_bytes[8];
+  for (int i = 0; i < 8; ++i) length_bytes[i] = (header_text.size() >> (8 * i)) & 0xff;
+
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  const int descriptor = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (descriptor < 0) {
+    throw std::runtime_error("save_safetensors: " + path + ": cannot create " + temporary + ": " +
+                             std::strerror(errno));
+  }
+  bool written = write_all(descriptor, reinterpret_cast<const char*>(length_bytes), 8) &&
+                 write_all(descriptor, header_text.data(), header_text.size());
+  for (const Tensor& tensor : contiguous) {
+    if (!written) break;
+    const std::size_t nbytes = static_cast<std::size_t>(tensor.numel()) * dtype_size(tensor.dtype());
+    const char* bytes = static_cast<const char*>(tensor.storage()->data()) +
+                        static_cast<std::size_t>(tensor.offset()) * dtype_size(tensor.dtype());
+    written = write_all(descriptor, bytes, nbytes);
+  }
+  written = written && ::fsync(descriptor) == 0;
+  const int saved_errno = errno;
+  written = (::close(descriptor) == 0) && written;
+  if (!written || ::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int failure = written ? errno : saved_errno;
+    ::unlink(temporary.c_str());
+    throw std::runtime_error("save_safetensors: " + path + ": cannot write: " +
+                             std::strerror(failure));
+  }
+  // Make the rename itself durable (best effort: some file systems refuse to fsync a directory).
+  std::string directory = std::filesystem::path(path).parent_path().string();
+  if (directory.empty()) directory = ".";
+  const int directory_descriptor = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY);
+  if (directory_descriptor >= 0) {
+    ::fsync(directory_descriptor);
+    ::close(directory_descriptor);
+  }
+}
+
+std::map<std::string, Tensor> load_safetensors(const std::string& path) {
+  std::ifstream file = open_for_reading(path);
+  const Header header = read_header(file, path);
+  const LoadError error(path);
+
+  std::map<std::string, Tensor> tensors;
+  for (const Entry& entry : header.entries) {
+    Tensor tensor = Tensor::empty(entry.shape, entry.dtype);
+    char* bytes = static_cast<char*>(tensor.storage()->data());
+    const uint64_t nbytes = entry.end - entry.begin;
+    file.seekg(static_cast<std::streamoff>(header.data_start + entry.begin));
+    if (!file.read(bytes, static_cast<std::streamsize>(nbytes))) {
+      error.io("tensor '" + entry.name + "': cannot read " + std::to_string(nbytes) +
+               " bytes at file offset " + std::to_string(header.data_start + entry.begin));
+    }
+    if (entry.dtype == DType::Bool) {
+      for (uint64_t i = 0; i < nbytes; ++i) {
+        if (bytes[i] != 0 && bytes[i] != 1) {
+          error.tensor(entry.name, "BOOL element " + std::to_string(i) + " is byte " +
+                                       std::to_string(static_cast<unsigned char>(bytes[i])) +
+                                       ", not 0 or 1");
+        }
+      }
+    }
+    tensors.emplace(entry.name, std::move(tensor));
+  }
+  return tensors;
+}
+
+SafetensorsMetadata load_safetensors_metadata(const std::string& path) {
+  std::ifstream file = open_for_reading(path);
+  return read_header(file, path).metadata;
+}
+
+}  // namespace atencion
