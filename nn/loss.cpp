@@ -1,0 +1,167 @@
+// nn/loss.cpp — cross-entropy as one fused autograd op: a single pass over each row of logits
+// forward, and the closed-form gradient backward (no log_softmax tensor is kept).
+// Lesson: docs/11-training.md#cross-entropy
+#include "nn/loss.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tensor/threads.h"
+
+namespace atencion::nn {
+namespace {
+
+struct Rows {
+  int64_t count;    // N: positions (all dims but the last, flattened)
+  int64_t classes;  // C
+};
+
+// Forward, row i:  lse_i = log Σ_c e^(z_c)  (computed as m + log Σ e^(z_c − m), m = max z)
+//   nll_i    = −log p_y = lse_i − z_y
+//   smooth_i = −(1/C) Σ_c log p_c = lse_i − (1/C) Σ_c z_c
+//   loss_i   = (1 − ε) nll_i + ε smooth_i,   0 for an ignored row.
+template <typename T>
+void forward_rows(const T* logits, const int64_t* targets, Rows rows,
+                  const CrossEntropyOptions& o, double* row_loss, double* logsumexp) {
+  const int64_t C = rows.classes;
+  const double eps = o.label_smoothing;
+#pragma omp parallel for num_threads(num_threads()) if (rows.count * C > 32768)
+  for (int64_t i = 0; i < rows.count; ++i) {
+    const T* z = logits + i * C;
+    double max = -std::numeric_limits<double>::infinity();
+    for (int64_t c = 0; c < C; ++c) max = std::max(max, static_cast<double>(z[c]));
+    double sum_exp = 0, sum_z = 0;
+    for (int64_t c = 0; c < C; ++c) {  // exp in T (fast for float32), sums in double
+      sum_exp += static_cast<double>(std::exp(z[c] - static_cast<T>(max)));
+      sum_z += static_cast<double>(z[c]);
+    }
+    const double lse = max + std::log(sum_exp);
+    logsumexp[i] = lse;
+    if (targets[i] == o.ignore_index) {
+      row_loss[i] = 0;
+      continue;
+    }
+    const double nll = lse - static_cast<double>(z[targets[i]]);
+    const double smooth = lse - sum_z / static_cast<double>(C);
+    row_loss[i] = (1 - eps) * nll + eps * smooth;
+  }
+}
+
+// Backward, row i. With p = softmax(z) = e^(z − lse):
+//   ∂nll/∂z_c    = p_c − [c = y]        (from −z_y + lse, and ∂lse/∂z_c = p_c)
+//   ∂smooth/∂z_c = p_c − 1/C            (from −(1/C) Σ z + lse)
+// so ∂loss_i/∂z_c = p_c − q_c with the smoothed target q_c = (1 − ε)[c = y] + ε/C,
+// and dL/dz_c = weight_i · (p_c − q_c), where weight_i is the gradient arriving for loss_i
+// (g/N' for Mean over N' kept rows, g for Sum, g_i for None) and 0 for an ignored row.
+template <typename T>
+void backward_rows(const T* logits, const int64_t* targets, const double* logsumexp,
+                   const double* row_weight, Rows rows, const CrossEntropyOptions& o,
+                   T* grad_logits) {
+  const int64_t C = rows.classes;
+  const double eps = o.label_smoothing;
+  const double uniform = eps / static_cast<double>(C);
+#pragma omp parallel for num_threads(num_threads()) if (rows.count * C > 32768)
+  for (int64_t i = 0; i < rows.count; ++i) {
+    const T* z = logits + i * C;
+    T* dz = grad_logits + i * C;
+    if (targets[i] == o.ignore_index) {
+      for (int64_t c = 0; c < C; ++c) dz[c] = 0;
+      continue;
+    }
+    const T weight = static_cast<T>(row_weight[i]);
+    const T lse = static_cast<T>(logsumexp[i]);
+    for (int64_t c = 0; c < C; ++c) dz[c] = weight * (std::exp(z[c] - lse) - static_cast<T>(uniform));
+    dz[targets[i]] -= weight * static_cast<T>(1 - eps);  // q_y also holds 1 − ε
+  }
+}
+
+void check_arguments(const Variable& logits, const Tensor& targets,
+                     const CrossEntropyOptions& o) {
+  const std::string shapes = "cross_entropy: logits " + shape_to_string(logits.shape()) +
+                             " and targets " + shape_to_string(targets.shape());
+  if (!is_floating(logits.dtype()))
+    throw std::invalid_argument(shapes + ": logits have dtype " + dtype_name(logits.dtype()) +
+                                ", expected float32 or float64");
+  if (targets.dtype() != DType::Int64)
+    throw std::invalid_argument(shapes + ": targets have dtype " + dtype_name(targets.dtype()) +
+                                ", expected int64");
+  if (logits.dim() < 1 || logits.size(-1) < 1)
+    throw std::invalid_argument(shapes + ": logits need a non-empty class dim (the last)");
+  const Shape expected(logits.shape().begin(), logits.shape().end() - 1);
+  if (targets.shape() != expected)
+    throw std::invalid_argument(shapes + ": targets must have the logits' shape without the " +
+                                "class dim (the last), " + shape_to_string(expected));
+  if (!(o.label_smoothing >= 0 && o.label_smoothing <= 1))
+    throw std::invalid_argument("cross_entropy: label_smoothing " +
+                                std::to_string(o.label_smoothing) + " is not in [0, 1]");
+}
+
+}  // namespace
+
+Variable cross_entropy(const Variable& logits, const Tensor& targets,
+                       const CrossEntropyOptions& options) {
+  check_arguments(logits, targets, options);
+  const Rows rows{targets.numel(), logits.size(-1)};
+  const Tensor z = logits.value().contiguous();
+  const Tensor y = targets.contiguous();
+  const int64_t* target_ids = y.data<int64_t>();
+  int64_t kept = 0;
+  for (int64_t i = 0; i < rows.count; ++i) {
+    if (target_ids[i] == options.ignore_index) continue;
+    if (target_ids[i] < 0 || target_ids[i] >= rows.classes)
+      throw std::out_of_range("cross_entropy: target " + std::to_string(target_ids[i]) +
+                              " at position " + std::to_string(i) + " is outside [0, " +
+                              std::to_string(rows.classes) + ") and is not ignore_index " +
+                              std::to_string(options.ignore_index));
+    ++kept;
+  }
+
+  std::vector<double> row_loss(rows.count);
+  Tensor logsumexp = Tensor::empty({rows.count}, DType::Float64);
+  if (z.dtype() == DType::Float32)
+    forward_rows(z.data<float>(), target_ids, rows, options, row_loss.data(),
+                 logsumexp.data<double>());
+  else
+    forward_rows(z.data<double>(), target_ids, rows, options, row_loss.data(),
+                 logsumexp.data<double>());
+
+  Tensor loss;
+  if (options.reduction == Reduction::None) {
+    loss = Tensor::from_vector(row_loss, targets.shape(), z.dtype());
+  } else {
+    double total = 0;
+    for (double value : row_loss) total += value;  // in row order: the same for any thread count
+    if (options.reduction == Reduction::Mean)
+      total = kept > 0 ? total / static_cast<double>(kept)
+                       : std::numeric_limits<double>::quiet_NaN();
+    loss = Tensor::scalar(total, z.dtype());
+  }
+
+  return record("cross_entropy", loss, {logits},
+                [z, y, logsumexp, rows, options, kept](const Tensor& grad_output) -> Grads {
+                  // The gradient arriving for each row's loss.
+                  const Tensor g = grad_output.to(DType::Float64).contiguous();
+                  std::vector<double> row_weight(rows.count);
+                  for (int64_t i = 0; i < rows.count; ++i) {
+                    if (options.reduction == Reduction::None)
+                      row_weight[i] = g.data<double>()[i];
+                    else if (options.reduction == Reduction::Sum)
+                      row_weight[i] = g.item();
+                    else
+                      row_weight[i] = g.item() / static_cast<double>(kept);
+                  }
+                  Tensor grad_logits = Tensor::empty(z.shape(), z.dtype());
+                  if (z.dtype() == DType::Float32)
+                    backward_rows(z.data<float>(), y.data<int64_t>(), logsumexp.data<double>(),
+                                  row_weight.data(), rows, options, grad_logits.data<float>());
+                  else
+                    backward_rows(z.data<double>(), y.data<int64_t>(), logsumexp.data<double>(),
+                                  row_weight.data(), rows, options, grad_logits.data<double>());
+                  return {grad_logits};
+                });
+}
+
+}  // namespace atencion::nn

@@ -1,0 +1,37 @@
+// nn/loss.h — cross-entropy from logits, as torch.nn.functional.cross_entropy.
+// Lesson: docs/11-training.md#cross-entropy
+//
+// For one position with logits z ∈ R^C and target class y, with log p = log_softmax(z):
+//   nll    = −log p_y                                  (how surprised the model is by y)
+//   smooth = −(1/C) Σ_c log p_c                        (surprise against a uniform guess)
+//   loss   = (1 − ε) · nll + ε · smooth                ε = label_smoothing (0 = plain CE)
+// which is the cross-entropy against the target distribution q = (1 − ε)·onehot(y) + ε/C.
+// Positions whose target is ignore_index (padding) contribute nothing; Mean divides the sum
+// by the number of the other positions (so a batch of only ignored targets gives NaN, as torch).
+//
+// The class dimension is the LAST one: logits [N, C] with targets [N], or [B, T, C] with
+// targets [B, T] (torch wants the classes in dim 1 for 3-D input, so torch code writes
+// cross_entropy(logits.view(-1, C), targets.view(-1)) for the same thing).
+#pragma once
+
+#include <cstdint>
+
+#include "autograd/variable.h"
+
+namespace atencion::nn {
+
+enum class Reduction { Mean, Sum, None };
+
+struct CrossEntropyOptions {
+  int64_t ignore_index = -100;  // torch's default
+  double label_smoothing = 0;   // ε in [0, 1]; the paper trains with 0.1
+  Reduction reduction = Reduction::Mean;
+};
+
+// logits: Float32/Float64 [..., C]; targets: Int64 with logits' shape minus the last dim, each
+// in [0, C) or equal to ignore_index. Returns a scalar (Mean, Sum) or the per-position losses
+// with the targets' shape (None).
+Variable cross_entropy(const Variable& logits, const Tensor& targets,
+                       const CrossEntropyOptions& options = {});
+
+}  // namespace atencion::nn

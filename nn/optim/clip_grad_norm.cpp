@@ -1,0 +1,50 @@
+// nn/optim/clip_grad_norm.cpp — Lesson: docs/11-training.md#gradient-clipping
+#include "nn/optim/clip_grad_norm.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace atencion::nn {
+namespace {
+
+template <typename T>
+double sum_of_squares(const Tensor& contiguous_grad) {
+  const T* g = contiguous_grad.data<T>();
+  double total = 0;  // accumulated in double so that millions of float32 squares stay exact enough
+  for (int64_t i = 0, n = contiguous_grad.numel(); i < n; ++i)
+    total += static_cast<double>(g[i]) * static_cast<double>(g[i]);
+  return total;
+}
+
+}  // namespace
+
+double clip_grad_norm(const std::vector<Variable>& parameters, double max_norm) {
+  if (!(max_norm > 0))
+    throw std::invalid_argument("clip_grad_norm: max_norm " + std::to_string(max_norm) +
+                                " must be > 0");
+  double squares = 0;
+  for (const Variable& parameter : parameters) {
+    if (!parameter.has_grad()) continue;
+    const Tensor grad = parameter.grad().contiguous();
+    if (grad.dtype() == DType::Float32)
+      squares += sum_of_squares<float>(grad);
+    else if (grad.dtype() == DType::Float64)
+      squares += sum_of_squares<double>(grad);
+    else
+      throw std::invalid_argument(std::string("clip_grad_norm: a gradient has dtype ") +
+                                  dtype_name(grad.dtype()));
+  }
+  const double total_norm = std::sqrt(squares);
+  const double scale = max_norm / (total_norm + 1e-6);
+  if (scale < 1) {  // torch's test: the clip coefficient, not the norm, is compared with 1
+    NoGradGuard no_grad;
+    // A fresh tensor rather than scaling in place: a gradient may share storage with another
+    // (an op's backward can hand the same tensor to two inputs), and must be scaled once.
+    for (const Variable& parameter : parameters)
+      if (parameter.has_grad()) parameter.node()->grad = mul(parameter.grad(), scale);
+  }
+  return total_norm;
+}
+
+}  // namespace atencion::nn

@@ -1,0 +1,22 @@
+// nn/optim/schedule.cpp — Lesson: docs/11-training.md#warm-up
+#include "nn/optim/schedule.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace atencion::nn {
+
+double WarmupSchedule::learning_rate(int64_t step) const {
+  if (d_model < 1 || warmup_steps < 1)
+    throw std::invalid_argument("WarmupSchedule: d_model " + std::to_string(d_model) +
+                                " and warmup_steps " + std::to_string(warmup_steps) +
+                                " must be >= 1");
+  const double s = static_cast<double>(std::max<int64_t>(step, 1));
+  const double decay = std::pow(s, -0.5);                                    // step^(−1/2)
+  const double warmup = s * std::pow(static_cast<double>(warmup_steps), -1.5);  // step·w^(−3/2)
+  return factor * std::pow(static_cast<double>(d_model), -0.5) * std::min(decay, warmup);
+}
+
+}  // namespace atencion::nn
