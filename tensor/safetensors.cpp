@@ -197,7 +197,7 @@ Header read_header(std::ifstream& file, const std::string& path) {
   for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | length_bytes[i];
   if (header_size > kMaxHeaderBytes) {
     error.file("header length " + std::to_string(header_size) + " is larger than the limit of " +
-               std::to_string(kMaxHeaderBytes) + " bytes (corrupt length?)");
+               std::to_string(kMaxHeaderBytes) + " bytes (not a safetensors file, or a corrupt length?)");
   }
   if (header_size > file_size - 8) {
     error.file("header length " + std::to_string(header_size) + " runs past the end of the file (" +
