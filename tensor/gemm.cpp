@@ -1,9 +1,24 @@
-// tensor/gemm.cpp — the matrix multiply under tensor::matmul (see tensor/gemm.h).
+// tensor/gemm.cpp — the matrix multiply under tensor::matmul (see tensor/gemm.h): the readable
+// reference loop, and the fast path that blocks for the caches, packs, runs a register-tiled
+// micro-kernel and splits the output tiles over OpenMP threads.
 // Lesson: docs/performance.md#how-the-matmul-gets-its-speed
 #include "tensor/gemm.h"
 
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "tensor/gemm_kernel.h"
+#include "tensor/gemm_pack.h"
+
 namespace atencion {
 namespace {
+
+// ---- the reference: C[i, j] = sum_p op(A)[i, p] * op(B)[p, j] ------------------------------
 
 // op(A)[i, p]: A itself (m x k) or the transpose of a stored k x m matrix.
 template <typename T>
@@ -16,7 +31,6 @@ T element_b(const GemmShape& s, const T* b, int64_t p, int64_t j) {
   return s.trans_b ? b[j * s.ldb + p] : b[p * s.ldb + j];
 }
 
-// C[i, j] = sum_p op(A)[i, p] * op(B)[p, j], summed in order p = 0, 1, ..., k-1.
 template <typename T>
 void reference_loop(const GemmShape& s, const T* a, const T* b, T* c, bool accumulate) {
   for (int64_t i = 0; i < s.m; ++i) {
@@ -31,6 +45,241 @@ void reference_loop(const GemmShape& s, const T* a, const T* b, T* c, bool accum
 
 }  // namespace
 
+namespace gemm_detail {
+
+// ---- choosing the kernel, once --------------------------------------------------------------
+
+template <typename T>
+MicroKernel<T> choose_kernel() {
+  const char* forced = std::getenv("ATENCION_GEMM_KERNEL");
+  const std::string limit = forced ? forced : "avx512";
+  MicroKernel<T> kernel{};
+  if (limit == "avx512" && avx512_kernel(kernel)) return kernel;
+  if ((limit == "avx512" || limit == "avx2") && avx2_kernel(kernel)) return kernel;
+  generic_kernel(kernel);
+  return kernel;
+}
+
+const MicroKernel<float>& best_kernel_f32() {
+  static const MicroKernel<float> kernel = choose_kernel<float>();
+  return kernel;
+}
+
+const MicroKernel<double>& best_kernel_f64() {
+  static const MicroKernel<double> kernel = choose_kernel<double>();
+  return kernel;
+}
+
+}  // namespace gemm_detail
+
+namespace {
+
+using gemm_detail::MicroKernel;
+
+template <typename T>
+const MicroKernel<T>& best_kernel();
+template <>
+const MicroKernel<float>& best_kernel<float>() {
+  return gemm_detail::best_kernel_f32();
+}
+template <>
+const MicroKernel<double>& best_kernel<double>() {
+  return gemm_detail::best_kernel_f64();
+}
+
+// ---- blocking for the caches ----------------------------------------------------------------
+// The k sum is cut into blocks of kc; for each block, kc x nc of op(B) is packed (it stays in
+// the shared L3 / the L2), then mc x kc of op(A) (it stays in L2), and the micro-kernel walks
+// the B panel column tiles outside and the A row panels inside, so one kc x nr B panel stays
+// in L1 while the A panels stream past it. kc is a fixed number of bytes, independent of the
+// thread count: it decides where the partial sums are added into C, so it must not vary.
+struct Blocking {
+  int64_t mc, kc, nc;
+};
+
+template <typename T>
+Blocking blocking_for(const MicroKernel<T>& kernel) {
+  const int64_t kc = 1024 / static_cast<int64_t>(sizeof(T));  // 256 floats, 128 doubles
+  const int64_t mc = kernel.mr * (48 * 4 / static_cast<int64_t>(sizeof(T)));
+  const int64_t nc = kernel.nr * (4096 / kernel.nr);
+  return {mc, kc, nc};
+}
+
+// A per-thread, 64-byte aligned scratch area for packed panels, kept between calls.
+template <typename T>
+class PackBuffer {
+ public:
+  PackBuffer() = default;
+  PackBuffer(const PackBuffer&) = delete;
+  PackBuffer& operator=(const PackBuffer&) = delete;
+  ~PackBuffer() { std::free(data_); }
+  T* get(int64_t count) {
+    if (count > capacity_) {
+      std::free(data_);
+      const std::size_t bytes = (static_cast<std::size_t>(count) * sizeof(T) + 63) / 64 * 64;
+      data_ = static_cast<T*>(std::aligned_alloc(64, bytes));
+      if (!data_) throw std::bad_alloc();
+      capacity_ = count;
+    }
+    return data_;
+  }
+
+ private:
+  T* data_ = nullptr;
+  int64_t capacity_ = 0;
+};
+
+template <typename T>
+PackBuffer<T>& a_buffer() {
+  thread_local PackBuffer<T> buffer;
+  return buffer;
+}
+template <typename T>
+PackBuffer<T>& b_buffer() {
+  thread_local PackBuffer<T> buffer;
+  return buffer;
+}
+
+int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+// C[row_begin:row_end, col_begin:col_end] on the calling thread.
+template <typename T>
+void gemm_block(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
+                bool accumulate, int64_t row_begin, int64_t row_end, int64_t col_begin,
+                int64_t col_end) {
+  const Blocking block = blocking_for(kernel);
+  T* packed_a = a_buffer<T>().get(round_up(std::min(block.mc, row_end - row_begin), kernel.mr) *
+                                  std::min(block.kc, s.k));
+  T* packed_b = b_buffer<T>().get(round_up(std::min(block.nc, col_end - col_begin), kernel.nr) *
+                                  std::min(block.kc, s.k));
+  for (int64_t jc = col_begin; jc < col_end; jc += block.nc) {
+    const int64_t nc = std::min(block.nc, col_end - jc);
+    for (int64_t pc = 0; pc < s.k; pc += block.kc) {
+      const int64_t kc = std::min(block.kc, s.k - pc);
+      // After the first k block, the partial sum already in C is added to.
+      const bool add_to_c = accumulate || pc > 0;
+      gemm_detail::pack_b(s, b, pc, kc, jc, nc, kernel.nr, packed_b);
+      for (int64_t ic = row_begin; ic < row_end; ic += block.mc) {
+        const int64_t mc = std::min(block.mc, row_end - ic);
+        gemm_detail::pack_a(s, a, ic, mc, pc, kc, kernel.mr, packed_a);
+        for (int64_t jr = 0; jr < nc; jr += kernel.nr) {
+          const int cols = static_cast<int>(std::min<int64_t>(kernel.nr, nc - jr));
+          for (int64_t ir = 0; ir < mc; ir += kernel.mr) {
+            const int rows = static_cast<int>(std::min<int64_t>(kernel.mr, mc - ir));
+            kernel.tile[rows - 1](kc, packed_a + ir * kc, packed_b + jr * kc,
+                                  c + (ic + ir) * s.ldc + jc + jr, s.ldc, cols, add_to_c);
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- threads over output tiles --------------------------------------------------------------
+// Each thread owns a rectangle of C and computes every sum in it from start to end, in the
+// same k order as one thread would: so the bits of C do not depend on the number of threads.
+
+// Below this many multiply-adds a second thread costs more than it saves.
+constexpr int64_t min_work_per_thread = 48 * 48 * 48;
+
+int available_threads() { return omp_in_parallel() ? 1 : omp_get_max_threads(); }
+
+struct ThreadGrid {
+  int rows, cols;  // threads along m and along n
+};
+
+// The split of `threads` into rows x cols that gives each thread the least tile work.
+template <typename T>
+ThreadGrid thread_grid(const MicroKernel<T>& kernel, const GemmShape& s, int threads) {
+  const int64_t row_panels = (s.m + kernel.mr - 1) / kernel.mr;
+  const int64_t col_panels = (s.n + kernel.nr - 1) / kernel.nr;
+  ThreadGrid best{1, threads};
+  int64_t best_work = -1;
+  for (int rows = 1; rows <= threads; ++rows) {
+    if (threads % rows != 0) continue;
+    const int cols = threads / rows;
+    const int64_t work = (row_panels + rows - 1) / rows * kernel.mr *
+                         ((col_panels + cols - 1) / cols * kernel.nr);
+    if (best_work < 0 || work < best_work) best = {rows, cols}, best_work = work;
+  }
+  return best;
+}
+
+// [begin, end) of part `part` of `parts` over `length`, cut at multiples of `unit`.
+void split(int64_t length, int64_t unit, int parts, int part, int64_t& begin, int64_t& end) {
+  const int64_t units = (length + unit - 1) / unit;
+  begin = std::min(length, units * part / parts * unit);
+  end = std::min(length, units * (part + 1) / parts * unit);
+}
+
+}  // namespace
+
+namespace gemm_detail {
+
+template <typename T>
+void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
+               bool accumulate, int threads) {
+  if (s.m <= 0 || s.n <= 0) return;
+  if (s.k <= 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < s.m; ++i) std::fill(c + i * s.ldc, c + i * s.ldc + s.n, T(0));
+    return;
+  }
+  const int64_t work = s.m * s.n * s.k;
+  threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, work / min_work_per_thread)));
+  if (threads == 1) {
+    gemm_block(kernel, s, a, b, c, accumulate, 0, s.m, 0, s.n);
+    return;
+  }
+  const ThreadGrid grid = thread_grid(kernel, s, threads);
+#pragma omp parallel num_threads(threads)
+  {
+    const int thread = omp_get_thread_num();
+    int64_t row_begin, row_end, col_begin, col_end;
+    split(s.m, kernel.mr, grid.rows, thread / grid.cols, row_begin, row_end);
+    split(s.n, kernel.nr, grid.cols, thread % grid.cols, col_begin, col_end);
+    if (row_begin < row_end && col_begin < col_end)
+      gemm_block(kernel, s, a, b, c, accumulate, row_begin, row_end, col_begin, col_end);
+  }
+}
+
+template void gemm_with(const MicroKernel<float>&, const GemmShape&, const float*, const float*,
+                        float*, bool, int);
+template void gemm_with(const MicroKernel<double>&, const GemmShape&, const double*,
+                        const double*, double*, bool, int);
+
+}  // namespace gemm_detail
+
+namespace {
+
+template <typename T>
+void gemm_fast(const GemmShape& s, const T* a, const T* b, T* c, bool accumulate, int threads) {
+  gemm_detail::gemm_with(best_kernel<T>(), s, a, b, c, accumulate, threads);
+}
+
+template <typename T>
+void gemm_batched_fast(const GemmShape& s, int64_t batch, const T* a, int64_t stride_a,
+                       const T* b, int64_t stride_b, T* c, int64_t stride_c, bool accumulate) {
+  if (batch <= 0) return;
+  const int threads = available_threads();
+  const int64_t work = batch * s.m * s.n * s.k;
+  // Whole products per thread when the batch splits evenly (or finely enough); otherwise one
+  // product after another, each split over the threads. A shared C (stride 0) is written in
+  // batch order by one thread at a time.
+  const bool split_batch = threads > 1 && stride_c != 0 && work >= 2 * min_work_per_thread &&
+                           (batch % threads == 0 || batch >= 4 * threads);
+  if (!split_batch) {
+    for (int64_t i = 0; i < batch; ++i)
+      gemm_fast(s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate, threads);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t i = 0; i < batch; ++i)
+    gemm_fast(s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate, 1);
+}
+
+}  // namespace
+
 void gemm_reference(const GemmShape& s, const float* a, const float* b, float* c, bool accumulate) {
   reference_loop(s, a, b, c, accumulate);
 }
@@ -40,22 +289,20 @@ void gemm_reference(const GemmShape& s, const double* a, const double* b, double
 }
 
 void gemm(const GemmShape& s, const float* a, const float* b, float* c, bool accumulate) {
-  reference_loop(s, a, b, c, accumulate);
+  gemm_fast(s, a, b, c, accumulate, available_threads());
 }
 void gemm(const GemmShape& s, const double* a, const double* b, double* c, bool accumulate) {
-  reference_loop(s, a, b, c, accumulate);
+  gemm_fast(s, a, b, c, accumulate, available_threads());
 }
 
 void gemm_batched(const GemmShape& s, int64_t batch, const float* a, int64_t stride_a,
                   const float* b, int64_t stride_b, float* c, int64_t stride_c, bool accumulate) {
-  for (int64_t i = 0; i < batch; ++i)
-    reference_loop(s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate);
+  gemm_batched_fast(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
 }
 void gemm_batched(const GemmShape& s, int64_t batch, const double* a, int64_t stride_a,
                   const double* b, int64_t stride_b, double* c, int64_t stride_c,
                   bool accumulate) {
-  for (int64_t i = 0; i < batch; ++i)
-    reference_loop(s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate);
+  gemm_batched_fast(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
 }
 
 }  // namespace atencion

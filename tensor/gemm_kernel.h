@@ -1,0 +1,53 @@
+// tensor/gemm_kernel.h — the micro-kernels under tensor/gemm.cpp (internal to tensor/).
+// Lesson: docs/performance.md#the-micro-kernel
+//
+// A micro-kernel computes one small tile of C, `rows` x `cols` with rows <= mr, cols <= nr,
+// from two packed panels of length k:
+//
+//   C[r, j] (+)= sum_{p = 0 .. k-1} a_panel[p * mr + r] * b_panel[p * nr + j]
+//
+// a_panel holds mr rows of op(A) interleaved (for each p, the mr values of column p), b_panel
+// holds nr columns of op(B) (for each p, the nr values of row p), both zero-padded to the full
+// mr / nr. The sum runs over p in increasing order with one fused multiply-add per step, so an
+// element of C gets the same bits whichever thread computes it.
+#pragma once
+
+#include <cstdint>
+
+#include "tensor/gemm.h"
+
+namespace atencion::gemm_detail {
+
+template <typename T>
+using TileFunction = void (*)(int64_t k, const T* a_panel, const T* b_panel, T* c, int64_t ldc,
+                              int cols, bool accumulate);
+
+// One instruction set's kernel: the register tile mr x nr and one function per row count
+// (tile[rows - 1] handles the last, shorter row panel of C without a copy).
+template <typename T>
+struct MicroKernel {
+  const char* name;
+  int mr, nr;
+  TileFunction<T> tile[16];
+};
+
+// Each returns false (and leaves `out` alone) when the CPU lacks the instruction set.
+bool avx512_kernel(MicroKernel<float>& out);
+bool avx512_kernel(MicroKernel<double>& out);
+bool avx2_kernel(MicroKernel<float>& out);
+bool avx2_kernel(MicroKernel<double>& out);
+void generic_kernel(MicroKernel<float>& out);
+void generic_kernel(MicroKernel<double>& out);
+
+// The best kernel this CPU runs (chosen once, on first use). ATENCION_GEMM_KERNEL=generic,
+// avx2 or avx512 forces a lower one (for tests and benchmarks of the fallbacks).
+const MicroKernel<float>& best_kernel_f32();
+const MicroKernel<double>& best_kernel_f64();
+
+// The blocked, packed, threaded product of tensor/gemm.h with a given kernel and at most
+// `threads` threads (gemm() passes the best kernel; tests run every kernel the CPU has).
+template <typename T>
+void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
+               bool accumulate, int threads);
+
+}  // namespace atencion::gemm_detail

@@ -1,0 +1,300 @@
+// tests/tensor/test_gemm.cpp — the fast gemm (tensor/gemm.cpp) against the plain triple loop
+// gemm_reference, on odd shapes, every transpose combination, padded leading dimensions,
+// accumulation, batches with broadcasting, both element types, every micro-kernel this CPU
+// runs, and the same bits with 1 and 2 threads.
+#include <omp.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tensor/gemm.h"
+#include "tensor/gemm_kernel.h"
+
+using atencion::GemmShape;
+namespace detail = atencion::gemm_detail;
+
+namespace {
+
+// A stored operand: `rows` x `cols` values at row stride `ld` >= cols; the padding between rows
+// holds a sentinel that the product must neither read into C nor overwrite.
+template <typename T>
+struct Stored {
+  int64_t rows, cols, ld;
+  std::vector<T> values;
+};
+
+constexpr double sentinel = 1234.5;
+
+template <typename T>
+Stored<T> random_stored(int64_t rows, int64_t cols, int64_t padding, uint32_t seed) {
+  Stored<T> m{rows, cols, cols + padding, {}};
+  m.values.assign(static_cast<std::size_t>(std::max<int64_t>(1, rows * m.ld)), T(sentinel));
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) m.values[r * m.ld + c] = T(uniform(generator));
+  return m;
+}
+
+template <typename T>
+Stored<T> absolute(Stored<T> m) {
+  for (T& v : m.values) v = std::fabs(v);
+  return m;
+}
+
+struct Case {
+  int64_t m, n, k;
+  bool trans_a = false, trans_b = false;
+  int64_t padding = 0;  // added to every leading dimension
+};
+
+// A, B and C for one case; A is stored k x m when transposed, B n x k.
+template <typename T>
+struct Operands {
+  GemmShape shape;
+  Stored<T> a, b, c;
+};
+
+template <typename T>
+Operands<T> make_operands(const Case& t, uint32_t seed) {
+  Stored<T> a = t.trans_a ? random_stored<T>(t.k, t.m, t.padding, seed)
+                          : random_stored<T>(t.m, t.k, t.padding, seed);
+  Stored<T> b = t.trans_b ? random_stored<T>(t.n, t.k, t.padding, seed + 1)
+                          : random_stored<T>(t.k, t.n, t.padding, seed + 1);
+  Stored<T> c = random_stored<T>(t.m, t.n, t.padding, seed + 2);
+  GemmShape shape{t.m, t.n, t.k, t.trans_a, t.trans_b, a.ld, b.ld, c.ld};
+  return {shape, std::move(a), std::move(b), std::move(c)};
+}
+
+std::string describe(const Case& t) {
+  return std::to_string(t.m) + "x" + std::to_string(t.n) + "x" + std::to_string(t.k) +
+         (t.trans_a ? " Aᵀ" : " A") + (t.trans_b ? " Bᵀ" : " B") + " pad " +
+         std::to_string(t.padding);
+}
+
+// |fast - reference| must stay within the rounding bound of two k-term dot products,
+// 2·k·eps·sum_p |a_ip|·|b_pj| (plus |C| when accumulating), computed with the reference itself.
+template <typename T>
+void require_close(const Operands<T>& x, const std::vector<T>& fast,
+                   const std::vector<T>& reference, bool accumulate) {
+  Stored<T> bound = x.c;
+  const Stored<T> abs_a = absolute(x.a), abs_b = absolute(x.b);
+  atencion::gemm_reference(x.shape, abs_a.values.data(), abs_b.values.data(),
+                           bound.values.data(), false);
+  const double eps = std::numeric_limits<T>::epsilon();
+  const int64_t m = x.shape.m, n = x.shape.n, ld = x.c.ld;
+  int64_t mismatches = 0;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < ld; ++j) {
+      const std::size_t at = static_cast<std::size_t>(i * ld + j);
+      if (j >= n) {
+        mismatches += fast[at] != T(sentinel);  // padding left alone
+        continue;
+      }
+      const double allowed = 2.0 * (x.shape.k + 2) * eps *
+                                 (bound.values[at] + (accumulate ? std::fabs(x.c.values[at]) : 0)) +
+                             std::numeric_limits<T>::min();
+      mismatches += !(std::fabs(double(fast[at]) - double(reference[at])) <= allowed);
+    }
+  REQUIRE(mismatches == 0);
+}
+
+template <typename T>
+void check_against_reference(const Case& t, bool accumulate, uint32_t seed,
+                             const detail::MicroKernel<T>* kernel = nullptr, int threads = 1) {
+  INFO(describe(t) << (accumulate ? " accumulate" : "") << " " << sizeof(T) * 8 << "-bit"
+                   << (kernel ? std::string(" kernel ") + kernel->name : ""));
+  const Operands<T> x = make_operands<T>(t, seed);
+  std::vector<T> fast = x.c.values, reference = x.c.values;
+  if (kernel)
+    detail::gemm_with(*kernel, x.shape, x.a.values.data(), x.b.values.data(), fast.data(),
+                      accumulate, threads);
+  else
+    atencion::gemm(x.shape, x.a.values.data(), x.b.values.data(), fast.data(), accumulate);
+  atencion::gemm_reference(x.shape, x.a.values.data(), x.b.values.data(), reference.data(),
+                           accumulate);
+  require_close(x, fast, reference, accumulate);
+}
+
+// Shapes around the tile sizes (14 x 32, 6 x 16, 4 x 8), several k blocks (256 floats,
+// 128 doubles), more rows than one row block, and the degenerate 1 x 1 x 1.
+const std::vector<Case> odd_shapes = {
+    {1, 1, 1, false, false, 0},   {7, 13, 5, false, false, 0},  {14, 32, 9, false, false, 0},
+    {15, 33, 17, false, false, 0}, {29, 65, 300, false, false, 0}, {257, 129, 65, false, false, 0},
+    {3, 200, 2, false, false, 0},  {200, 3, 40, false, false, 0},
+};
+
+template <typename T>
+void for_each_transpose(const Case& base, uint32_t seed, bool accumulate, int64_t padding,
+                        const detail::MicroKernel<T>* kernel = nullptr, int threads = 1) {
+  for (bool trans_a : {false, true})
+    for (bool trans_b : {false, true}) {
+      Case t = base;
+      t.trans_a = trans_a;
+      t.trans_b = trans_b;
+      t.padding = padding;
+      check_against_reference<T>(t, accumulate, seed, kernel, threads);
+    }
+}
+
+template <typename T>
+std::vector<detail::MicroKernel<T>> kernels_this_cpu_runs() {
+  std::vector<detail::MicroKernel<T>> kernels(1);
+  detail::generic_kernel(kernels[0]);
+  detail::MicroKernel<T> kernel{};
+  if (detail::avx2_kernel(kernel)) kernels.push_back(kernel);
+  if (detail::avx512_kernel(kernel)) kernels.push_back(kernel);
+  return kernels;
+}
+
+// Runs `body` with omp_set_num_threads(threads), restoring the previous setting.
+template <typename Body>
+void with_threads(int threads, Body body) {
+  const int before = omp_get_max_threads();
+  omp_set_num_threads(threads);
+  body();
+  omp_set_num_threads(before);
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("gemm matches gemm_reference on odd shapes and all transposes", "[gemm]",
+                   float, double) {
+  uint32_t seed = 1;
+  for (const Case& shape : odd_shapes) for_each_transpose<TestType>(shape, seed++, false, 0);
+}
+
+TEMPLATE_TEST_CASE("gemm reads and writes through leading dimensions wider than the rows",
+                   "[gemm]", float, double) {
+  uint32_t seed = 100;
+  for (const Case& shape : {Case{7, 13, 5}, Case{31, 47, 70}})
+    for_each_transpose<TestType>(shape, seed++, false, 5);
+}
+
+TEMPLATE_TEST_CASE("gemm with accumulate adds the product to C", "[gemm]", float, double) {
+  uint32_t seed = 200;
+  for (const Case& shape : {Case{7, 13, 5}, Case{29, 65, 300}})
+    for_each_transpose<TestType>(shape, seed++, true, 3);
+
+  // C = [[1, 2]] + [[1, 2]] @ [[1, 0], [0, 1]] = [[2, 4]], by hand.
+  const TestType a[] = {1, 2}, b[] = {1, 0, 0, 1};
+  TestType c[] = {1, 2};
+  atencion::gemm(GemmShape{1, 2, 2, false, false, 2, 2, 2}, a, b, c, true);
+  REQUIRE(c[0] == 2);
+  REQUIRE(c[1] == 4);
+}
+
+TEMPLATE_TEST_CASE("gemm computes a small product known by hand", "[gemm]", float, double) {
+  // [[1, 2, 3], [4, 5, 6]] @ [[7, 8], [9, 10], [11, 12]] = [[58, 64], [139, 154]]
+  const TestType a[] = {1, 2, 3, 4, 5, 6}, b[] = {7, 8, 9, 10, 11, 12};
+  TestType c[4] = {};
+  atencion::gemm(GemmShape{2, 2, 3, false, false, 3, 2, 2}, a, b, c, false);
+  REQUIRE(c[0] == 58);
+  REQUIRE(c[1] == 64);
+  REQUIRE(c[2] == 139);
+  REQUIRE(c[3] == 154);
+  // The same product from the stored transposes: Aᵀ is 3 x 2, Bᵀ is 2 x 3.
+  const TestType a_t[] = {1, 4, 2, 5, 3, 6}, b_t[] = {7, 9, 11, 8, 10, 12};
+  TestType c_t[4] = {};
+  atencion::gemm(GemmShape{2, 2, 3, true, true, 2, 3, 2}, a_t, b_t, c_t, false);
+  REQUIRE(c_t[0] == 58);
+  REQUIRE(c_t[3] == 154);
+}
+
+TEMPLATE_TEST_CASE("gemm with k = 0 writes zeros, or leaves C alone when accumulating", "[gemm]",
+                   float, double) {
+  TestType c[] = {5, 6};
+  const TestType unused = 0;
+  atencion::gemm(GemmShape{1, 2, 0, false, false, 1, 2, 2}, &unused, &unused, c, true);
+  REQUIRE(c[0] == 5);
+  atencion::gemm(GemmShape{1, 2, 0, false, false, 1, 2, 2}, &unused, &unused, c, false);
+  REQUIRE(c[0] == 0);
+  REQUIRE(c[1] == 0);
+}
+
+TEMPLATE_TEST_CASE("every micro-kernel this CPU runs matches gemm_reference", "[gemm]", float,
+                   double) {
+  for (const auto& kernel : kernels_this_cpu_runs<TestType>()) {
+    uint32_t seed = 300;
+    for (const Case& shape : {Case{7, 13, 5}, Case{15, 33, 17}, Case{61, 70, 260}})
+      for_each_transpose<TestType>(shape, seed++, true, 2, &kernel, 2);
+  }
+}
+
+TEMPLATE_TEST_CASE("gemm gives the same bits with 1 and 2 threads", "[gemm][threads]", float,
+                   double) {
+  for (bool trans_a : {false, true})
+    for (bool trans_b : {false, true}) {
+      const Case t{203, 150, 300, trans_a, trans_b, 1};
+      INFO(describe(t));
+      const Operands<TestType> x = make_operands<TestType>(t, 400);
+      std::vector<TestType> one = x.c.values, two = x.c.values;
+      with_threads(1, [&] {
+        atencion::gemm(x.shape, x.a.values.data(), x.b.values.data(), one.data(), true);
+      });
+      with_threads(2, [&] {
+        atencion::gemm(x.shape, x.a.values.data(), x.b.values.data(), two.data(), true);
+      });
+      REQUIRE(std::memcmp(one.data(), two.data(), one.size() * sizeof(TestType)) == 0);
+      require_close(x, one, [&] {
+        std::vector<TestType> reference = x.c.values;
+        atencion::gemm_reference(x.shape, x.a.values.data(), x.b.values.data(),
+                                 reference.data(), true);
+        return reference;
+      }(), true);
+    }
+}
+
+TEMPLATE_TEST_CASE("gemm_batched matches a loop of gemm_reference, with broadcasting",
+                   "[gemm][batched]", float, double) {
+  const int64_t batch = 6, m = 19, n = 37, k = 23;
+  for (int broadcast = 0; broadcast < 3; ++broadcast) {  // none, A shared, B shared
+    INFO("broadcast " << broadcast);
+    const Stored<TestType> a = random_stored<TestType>(batch * m, k, 0, 500);
+    const Stored<TestType> b = random_stored<TestType>(batch * k, n, 0, 501);
+    const int64_t stride_a = broadcast == 1 ? 0 : m * k, stride_b = broadcast == 2 ? 0 : k * n;
+    const GemmShape shape{m, n, k, false, false, k, n, n};
+    std::vector<TestType> reference(batch * m * n), one(batch * m * n, 7), two(batch * m * n, 7);
+    for (int64_t i = 0; i < batch; ++i)
+      atencion::gemm_reference(shape, a.values.data() + i * stride_a,
+                               b.values.data() + i * stride_b, reference.data() + i * m * n,
+                               false);
+    with_threads(1, [&] {
+      atencion::gemm_batched(shape, batch, a.values.data(), stride_a, b.values.data(), stride_b,
+                             one.data(), m * n, false);
+    });
+    with_threads(2, [&] {
+      atencion::gemm_batched(shape, batch, a.values.data(), stride_a, b.values.data(), stride_b,
+                             two.data(), m * n, false);
+    });
+    REQUIRE(std::memcmp(one.data(), two.data(), one.size() * sizeof(TestType)) == 0);
+    const double tolerance = 4.0 * k * std::numeric_limits<TestType>::epsilon() * k;
+    for (std::size_t at = 0; at < reference.size(); ++at)
+      REQUIRE(std::fabs(double(one[at]) - double(reference[at])) <= tolerance);
+  }
+}
+
+TEMPLATE_TEST_CASE("gemm_batched of many small transposed products uses every batch item",
+                   "[gemm][batched]", float, double) {
+  // 64 products of 16 x 16 with Bᵀ (the attention scores' shape): each item differs.
+  const int64_t batch = 64, size = 16;
+  const Stored<TestType> a = random_stored<TestType>(batch * size, size, 0, 600);
+  const Stored<TestType> b = random_stored<TestType>(batch * size, size, 0, 601);
+  const GemmShape shape{size, size, size, false, true, size, size, size};
+  std::vector<TestType> fast(batch * size * size), reference(batch * size * size);
+  atencion::gemm_batched(shape, batch, a.values.data(), size * size, b.values.data(),
+                         size * size, fast.data(), size * size, false);
+  for (int64_t i = 0; i < batch; ++i)
+    atencion::gemm_reference(shape, a.values.data() + i * size * size,
+                             b.values.data() + i * size * size,
+                             reference.data() + i * size * size, false);
+  const double tolerance = 4.0 * size * std::numeric_limits<TestType>::epsilon() * size;
+  for (std::size_t at = 0; at < reference.size(); ++at)
+    REQUIRE(std::fabs(double(fast[at]) - double(reference[at])) <= tolerance);
+}
