@@ -3,6 +3,15 @@
 //
 // std::normal_distribution differs between standard libraries, so we draw our own:
 // SplitMix64 for 64-bit words, 53-bit uniforms in [0, 1), and Box–Muller for normals.
+// Exactly (implemented in tensor/random.cpp, replicated by tests/tensor/test_random.cpp):
+//   next_u64:  state += 0x9E3779B97F4A7C15; z = state;
+//              z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9; z = (z ^ (z >> 27)) * 0x94D049BB133111EB;
+//              return z ^ (z >> 31)                       (the state starts at the seed)
+//   uniform:   (next_u64() >> 11) * 2^-53
+//   normal:    u1 = uniform(), u2 = uniform(), r = sqrt(-2 ln(1 - u1)), θ = 2π u2;
+//              returns r cos θ, and keeps r sin θ for the next call
+//   randint:   low + next_u64() mod (high - low)
+// Tensors are filled in row-major order, one draw per element (float32 rounds the double).
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,137 @@
+// tensor/compare.cpp — comparisons that give Bool masks, and selection by mask.
+// Lesson: docs/01-tensor.md#broadcasting (masks broadcast like any operand)
+//
+// Masks are how attention hides positions: masked_fill(scores, mask, -inf) before softmax.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "tensor/detail/strided.h"
+#include "tensor/ops.h"
+
+namespace atencion {
+
+namespace {
+
+// Bool mask of fn(a, b) over the broadcast shape; works for every dtype (a and b must match),
+// so ids can be compared too (ids == pad_id).
+template <typename Fn>
+Tensor compare(const char* op, const Tensor& a, const Tensor& b, Fn fn) {
+  detail::check_defined(op, a);
+  detail::check_defined(op, b);
+  detail::check_same_dtype(op, a, b);
+  Tensor mask = Tensor::empty(broadcast_shapes(op, a.shape(), b.shape()), DType::Bool);
+  detail::dispatch_any(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    detail::map_elements<bool, T, T>(mask, {&a, &b}, [fn](T x, T y) { return fn(x, y); });
+  });
+  return mask;
+}
+
+// The scalar converted to a's dtype, as a shape-[] tensor that broadcasts everywhere.
+Tensor scalar_like(const Tensor& a, double value) {
+  detail::check_defined("compare", a);
+  return Tensor::scalar(value, a.dtype());
+}
+
+void check_bool(const char* op, const Tensor& t, const char* what) {
+  detail::check_defined(op, t);
+  if (t.dtype() != DType::Bool) {
+    throw std::invalid_argument(std::string(op) + ": " + what + " must be a bool tensor, got " +
+                                dtype_name(t.dtype()));
+  }
+}
+
+}  // namespace
+
+Tensor eq(const Tensor& a, const Tensor& b) {
+  return compare("eq", a, b, [](auto x, auto y) { return x == y; });
+}
+Tensor ne(const Tensor& a, const Tensor& b) {
+  return compare("ne", a, b, [](auto x, auto y) { return x != y; });
+}
+Tensor lt(const Tensor& a, const Tensor& b) {
+  return compare("lt", a, b, [](auto x, auto y) { return x < y; });
+}
+Tensor le(const Tensor& a, const Tensor& b) {
+  return compare("le", a, b, [](auto x, auto y) { return x <= y; });
+}
+Tensor gt(const Tensor& a, const Tensor& b) {
+  return compare("gt", a, b, [](auto x, auto y) { return x > y; });
+}
+Tensor ge(const Tensor& a, const Tensor& b) {
+  return compare("ge", a, b, [](auto x, auto y) { return x >= y; });
+}
+Tensor eq(const Tensor& a, double b) { return eq(a, scalar_like(a, b)); }
+Tensor gt(const Tensor& a, double b) { return gt(a, scalar_like(a, b)); }
+Tensor lt(const Tensor& a, double b) { return lt(a, scalar_like(a, b)); }
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  check_bool("logical_and", a, "the first operand");
+  check_bool("logical_and", b, "the second operand");
+  return compare("logical_and", a, b, [](auto x, auto y) { return x && y; });
+}
+
+Tensor logical_not(const Tensor& a) {
+  check_bool("logical_not", a, "the operand");
+  Tensor out = Tensor::empty(a.shape(), DType::Bool);
+  detail::map_elements<bool, bool>(out, {&a}, [](bool x) { return !x; });
+  return out;
+}
+
+// out = mask ? a : b, all three broadcast together.
+Tensor where(const Tensor& mask, const Tensor& a, const Tensor& b) {
+  check_bool("where", mask, "the mask");
+  detail::check_defined("where", a);
+  detail::check_defined("where", b);
+  detail::check_same_dtype("where", a, b);
+  const Shape shape =
+      broadcast_shapes("where", mask.shape(), broadcast_shapes("where", a.shape(), b.shape()));
+  Tensor out = Tensor::empty(shape, a.dtype());
+  detail::dispatch_any(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    detail::map_elements<T, bool, T, T>(out, {&mask, &a, &b},
+                                        [](bool m, T x, T y) { return m ? x : y; });
+  });
+  return out;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
+  check_bool("masked_fill", mask, "the mask");
+  detail::check_defined("masked_fill", x);
+  if (broadcast_shapes("masked_fill", x.shape(), mask.shape()) != x.shape()) {
+    throw std::invalid_argument("masked_fill: mask of shape " + shape_to_string(mask.shape()) +
+                                " does not broadcast to " + shape_to_string(x.shape()));
+  }
+  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  detail::dispatch_any(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T filler = static_cast<T>(value);
+    detail::map_elements<T, T, bool>(out, {&x, &mask},
+                                     [filler](T v, bool m) { return m ? filler : v; });
+  });
+  return out;
+}
+
+}  // namespace atencion
+
+namespace atencion {
+
+// |a - b| <= atol + rtol * |b| everywhere (torch.allclose); a and b broadcast, and may differ
+// in dtype (values are compared as doubles). NaN is close to nothing.
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  detail::check_defined("allclose", a);
+  detail::check_defined("allclose", b);
+  const Shape shape = broadcast_shapes("allclose", a.shape(), b.shape());
+  const std::vector<double> left = a.expand(shape).to_vector();
+  const std::vector<double> right = b.expand(shape).to_vector();
+  for (std::size_t i = 0; i < left.size(); ++i) {
+    if (!(std::abs(left[i] - right[i]) <= atol + rtol * std::abs(right[i]))) {
+      // Equal infinities are close; anything else with inf or NaN is not.
+      if (!(std::isinf(left[i]) && left[i] == right[i])) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace atencion

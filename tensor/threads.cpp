@@ -1,0 +1,20 @@
+// tensor/threads.cpp — how many OpenMP threads the kernels use.
+// Lesson: docs/performance.md
+//
+// The default is OpenMP's own (OMP_NUM_THREADS if set, else one per core), never more than the
+// machine's cores: oversubscribing a shared machine only makes every kernel slower.
+#include <omp.h>
+
+#include <algorithm>
+
+#include "tensor/threads.h"
+
+namespace atencion {
+
+int num_threads() { return std::clamp(omp_get_max_threads(), 1, omp_get_num_procs()); }
+
+void set_num_threads(int threads) {
+  omp_set_num_threads(std::clamp(threads, 1, omp_get_num_procs()));
+}
+
+}  // namespace atencion
