@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "autograd/variable.h"
+#include "tensor/safetensors.h"
 
 namespace atencion::nn {
 
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 class Optimizer {
  public:

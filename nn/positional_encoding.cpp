@@ -1,0 +1,50 @@
+// nn/positional_encoding.cpp — Lesson: docs/10-transformer.md#positional-encoding
+#include "nn/positional_encoding.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "autograd/ops.h"
+
+namespace atencion::nn {
+
+PositionalEncoding::PositionalEncoding(int64_t d_model, int64_t max_len, double dropout_p,
+                                       Generator& generator)
+    : d_model_(d_model), max_len_(max_len) {
+  if (d_model < 1 || max_len < 1)
+    throw std::invalid_argument("PositionalEncoding(d_model=" + std::to_string(d_model) +
+                                ", max_len=" + std::to_string(max_len) + "): sizes must be >= 1");
+  dropout = register_module("dropout", std::make_shared<Dropout>(dropout_p, generator));
+  table_ = Tensor::empty({max_len, d_model}, DType::Float64);
+  double* pe = table_.data<double>();
+  for (int64_t pos = 0; pos < max_len; ++pos) {
+    for (int64_t i = 0; 2 * i < d_model; ++i) {
+      // angle = pos / 10000^(2i / d_model)
+      const double angle =
+          static_cast<double>(pos) /
+          std::pow(10000.0, static_cast<double>(2 * i) / static_cast<double>(d_model));
+      pe[pos * d_model + 2 * i] = std::sin(angle);
+      if (2 * i + 1 < d_model) pe[pos * d_model + 2 * i + 1] = std::cos(angle);
+    }
+  }
+  table_float32_ = table_.to(DType::Float32);
+}
+
+std::string PositionalEncoding::type_name() const {
+  return "PositionalEncoding(d_model=" + std::to_string(d_model_) +
+         ", max_len=" + std::to_string(max_len_) + ")";
+}
+
+Variable PositionalEncoding::forward(const Variable& x) {
+  if (x.dim() != 3 || x.size(2) != d_model_ || x.size(1) > max_len_)
+    throw std::invalid_argument("PositionalEncoding(d_model=" + std::to_string(d_model_) +
+                                ", max_len=" + std::to_string(max_len_) + "): input " +
+                                shape_to_string(x.shape()) +
+                                ": expected [batch, T, d_model] with T <= max_len");
+  const Tensor& table = x.dtype() == DType::Float32 ? table_float32_ : table_;
+  // x + PE[0:T], broadcast over the batch; PE is a constant, so only x gets a gradient.
+  const Variable positions(table.narrow(0, 0, x.size(1)));
+  return (*dropout)(x + positions);
+}
+
+}  // namespace atencion::nn

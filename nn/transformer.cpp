@@ -1,0 +1,250 @@
+// nn/transformer.cpp — Lesson: docs/10-transformer.md
+#include "nn/transformer.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "autograd/ops.h"
+
+namespace atencion::nn {
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// torch.nn.Transformer's _reset_parameters: every matrix of the encoder and decoder drawn from
+// Xavier-uniform U(−b, b), b = √(6 / (fan_in + fan_out)). The q/k/v projections keep the draw
+// MultiHeadAttention already made over torch's packed [3d, d] in_proj_weight (the same rule).
+void xavier_uniform_matrices(const Module& module, Generator& generator) {
+  for (auto& [name, parameter] : module.named_parameters()) {
+    if (parameter.dim() < 2 || ends_with(name, "q_proj.weight") ||
+        ends_with(name, "k_proj.weight") || ends_with(name, "v_proj.weight"))
+      continue;
+    const int64_t fan_out = parameter.size(0), fan_in = parameter.size(1);
+    const double bound = std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));
+    Variable handle = parameter;
+    handle.mutable_value() = uniform(parameter.shape(), -bound, bound, generator, parameter.dtype());
+  }
+}
+
+std::shared_ptr<MultiHeadAttention> make_attention(const TransformerLayerConfig& c,
+                                                   Generator& generator) {
+  MultiHeadAttentionOptions options;
+  options.dropout = c.dropout;
+  return std::make_shared<MultiHeadAttention>(c.d_model, c.heads, options, generator);
+}
+
+std::string layer_description(const char* kind, const TransformerLayerConfig& c) {
+  std::ostringstream text;
+  text << kind << "(d_model=" << c.d_model << ", heads=" << c.heads << ", d_ff=" << c.d_ff
+       << ", dropout=" << c.dropout << ", " << (c.norm_first ? "pre-norm" : "post-norm") << ")";
+  return text.str();
+}
+
+}  // namespace
+
+// ---- EncoderLayer -----------------------------------------------------------------------------
+
+EncoderLayer::EncoderLayer(const TransformerLayerConfig& c, Generator& generator)
+    : norm_first_(c.norm_first) {
+  self_attn = register_module("self_attn", make_attention(c, generator));
+  feed_forward = register_module(
+      "feed_forward", std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator));
+  norm1 = register_module("norm1", std::make_shared<LayerNorm>(c.d_model));
+  norm2 = register_module("norm2", std::make_shared<LayerNorm>(c.d_model));
+  dropout1 = register_module("dropout1", std::make_shared<Dropout>(c.dropout, generator));
+  dropout2 = register_module("dropout2", std::make_shared<Dropout>(c.dropout, generator));
+}
+
+std::string EncoderLayer::type_name() const {
+  return layer_description("EncoderLayer", {self_attn->d_model(), self_attn->heads(),
+                                            feed_forward->linear1->out_features(),
+                                            dropout1->p(), norm_first_});
+}
+
+Variable EncoderLayer::forward(const Variable& x, const Tensor& mask) {
+  if (norm_first_) {
+    // Pre-norm: x + Dropout(Sublayer(LayerNorm(x))), for each of the two sublayers.
+    const Variable normed = (*norm1)(x);
+    const Variable attended = x + (*dropout1)((*self_attn)(normed, normed, normed, mask));
+    return attended + (*dropout2)((*feed_forward)((*norm2)(attended)));
+  }
+  // Post-norm (the paper): LayerNorm(x + Dropout(Sublayer(x))).
+  const Variable attended = (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, mask)));
+  return (*norm2)(attended + (*dropout2)((*feed_forward)(attended)));
+}
+
+// ---- DecoderLayer -----------------------------------------------------------------------------
+
+DecoderLayer::DecoderLayer(const TransformerLayerConfig& c, Generator& generator)
+    : norm_first_(c.norm_first) {
+  self_attn = register_module("self_attn", make_attention(c, generator));
+  cross_attn = register_module("cross_attn", make_attention(c, generator));
+  feed_forward = register_module(
+      "feed_forward", std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator));
+  norm1 = register_module("norm1", std::make_shared<LayerNorm>(c.d_model));
+  norm2 = register_module("norm2", std::make_shared<LayerNorm>(c.d_model));
+  norm3 = register_module("norm3", std::make_shared<LayerNorm>(c.d_model));
+  dropout1 = register_module("dropout1", std::make_shared<Dropout>(c.dropout, generator));
+  dropout2 = register_module("dropout2", std::make_shared<Dropout>(c.dropout, generator));
+  dropout3 = register_module("dropout3", std::make_shared<Dropout>(c.dropout, generator));
+}
+
+std::string DecoderLayer::type_name() const {
+  return layer_description("DecoderLayer", {self_attn->d_model(), self_attn->heads(),
+                                            feed_forward->linear1->out_features(),
+                                            dropout1->p(), norm_first_});
+}
+
+Variable DecoderLayer::forward(const Variable& x, const Variable& memory,
+                               const Tensor& target_mask, const Tensor& memory_mask) {
+  if (norm_first_) {
+    // Pre-norm: x + Dropout(Sublayer(LayerNorm(x))); memory enters cross-attention as it is
+    // (the encoder's final LayerNorm has already normalised it).
+    const Variable normed = (*norm1)(x);
+    const Variable attended =
+        x + (*dropout1)((*self_attn)(normed, normed, normed, target_mask));
+    const Variable attended_normed = (*norm2)(attended);
+    const Variable crossed =
+        attended + (*dropout2)((*cross_attn)(attended_normed, memory, memory, memory_mask));
+    return crossed + (*dropout3)((*feed_forward)((*norm3)(crossed)));
+  }
+  // Post-norm (the paper): LayerNorm(x + Dropout(Sublayer(x))) three times.
+  // 1. masked self-attention: each target position sees itself and the positions before it.
+  const Variable attended = (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, target_mask)));
+  // 2. encoder-decoder attention: queries from the decoder, keys and values from the memory.
+  const Variable crossed =
+      (*norm2)(attended + (*dropout2)((*cross_attn)(attended, memory, memory, memory_mask)));
+  // 3. feed-forward, position by position.
+  return (*norm3)(crossed + (*dropout3)((*feed_forward)(crossed)));
+}
+
+// ---- Encoder, Decoder -------------------------------------------------------------------------
+
+Encoder::Encoder(const TransformerLayerConfig& c, int64_t layer_count, Generator& generator) {
+  if (layer_count < 1)
+    throw std::invalid_argument("Encoder: layer count " + std::to_string(layer_count) +
+                                " must be >= 1");
+  for (int64_t i = 0; i < layer_count; ++i)
+    layers.push_back(register_module("layers." + std::to_string(i),
+                                     std::make_shared<EncoderLayer>(c, generator)));
+  if (c.norm_first) norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model));
+}
+
+std::string Encoder::type_name() const {
+  return "Encoder(layers=" + std::to_string(layers.size()) + ")";
+}
+
+Variable Encoder::forward(const Variable& x, const Tensor& mask) {
+  Variable hidden = x;
+  for (auto& layer : layers) hidden = layer->forward(hidden, mask);
+  return norm ? (*norm)(hidden) : hidden;
+}
+
+Decoder::Decoder(const TransformerLayerConfig& c, int64_t layer_count, Generator& generator) {
+  if (layer_count < 1)
+    throw std::invalid_argument("Decoder: layer count " + std::to_string(layer_count) +
+                                " must be >= 1");
+  for (int64_t i = 0; i < layer_count; ++i)
+    layers.push_back(register_module("layers." + std::to_string(i),
+                                     std::make_shared<DecoderLayer>(c, generator)));
+  if (c.norm_first) norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model));
+}
+
+std::string Decoder::type_name() const {
+  return "Decoder(layers=" + std::to_string(layers.size()) + ")";
+}
+
+Variable Decoder::forward(const Variable& x, const Variable& memory, const Tensor& target_mask,
+                          const Tensor& memory_mask) {
+  Variable hidden = x;
+  for (auto& layer : layers) hidden = layer->forward(hidden, memory, target_mask, memory_mask);
+  return norm ? (*norm)(hidden) : hidden;
+}
+
+// ---- Transformer ------------------------------------------------------------------------------
+
+Transformer::Transformer(const TransformerConfig& c, Generator& generator) : config_(c) {
+  if (c.src_vocab < 1 || c.tgt_vocab < 1 || c.d_model < 1 || c.heads < 1 || c.d_ff < 1 ||
+      c.max_len < 1 || c.d_model % c.heads != 0)
+    throw std::invalid_argument(
+        "Transformer: src_vocab " + std::to_string(c.src_vocab) + ", tgt_vocab " +
+        std::to_string(c.tgt_vocab) + ", d_model " + std::to_string(c.d_model) + ", heads " +
+        std::to_string(c.heads) + ", d_ff " + std::to_string(c.d_ff) + ", max_len " +
+        std::to_string(c.max_len) + ": sizes must be >= 1 and d_model a multiple of heads");
+  src_embedding = register_module(
+      "src_embedding", std::make_shared<Embedding>(c.src_vocab, c.d_model, c.padding_idx, generator));
+  tgt_embedding = register_module(
+      "tgt_embedding", std::make_shared<Embedding>(c.tgt_vocab, c.d_model, c.padding_idx, generator));
+  positional_encoding = register_module(
+      "positional_encoding",
+      std::make_shared<PositionalEncoding>(c.d_model, c.max_len, c.dropout, generator));
+  encoder = register_module("encoder",
+                            std::make_shared<Encoder>(c.layer(), c.encoder_layers, generator));
+  decoder = register_module("decoder",
+                            std::make_shared<Decoder>(c.layer(), c.decoder_layers, generator));
+  if (!c.tie_target_embeddings)
+    output_projection = register_module(
+        "output_projection", std::make_shared<Linear>(c.d_model, c.tgt_vocab, generator));
+
+  xavier_uniform_matrices(*encoder, generator);
+  xavier_uniform_matrices(*decoder, generator);
+  // N(0, 1) → N(0, 1/d_model): times √d_model in embed_*(), the inputs have unit variance.
+  const double embedding_std = 1.0 / std::sqrt(static_cast<double>(c.d_model));
+  for (Embedding* embedding : {src_embedding.get(), tgt_embedding.get()})
+    embedding->weight.mutable_value() = mul(embedding->weight.value(), embedding_std);
+}
+
+std::string Transformer::type_name() const {
+  std::ostringstream text;
+  text << "Transformer(src_vocab=" << config_.src_vocab << ", tgt_vocab=" << config_.tgt_vocab
+       << ", d_model=" << config_.d_model << ", heads=" << config_.heads
+       << ", layers=" << config_.encoder_layers << "+" << config_.decoder_layers
+       << ", d_ff=" << config_.d_ff << ", " << (config_.norm_first ? "pre-norm" : "post-norm")
+       << (config_.tie_target_embeddings ? ", tied output" : "") << ")";
+  return text.str();
+}
+
+Variable Transformer::embed_source(const Tensor& source) {
+  const double scale = std::sqrt(static_cast<double>(config_.d_model));
+  return (*positional_encoding)((*src_embedding)(source) * scale);
+}
+
+Variable Transformer::embed_target(const Tensor& target) {
+  const double scale = std::sqrt(static_cast<double>(config_.d_model));
+  return (*positional_encoding)((*tgt_embedding)(target) * scale);
+}
+
+Variable Transformer::project(const Variable& decoder_output) const {
+  if (output_projection) return (*output_projection)(decoder_output);
+  // Tied: logits = h · Eᵀ with E the target embedding matrix [tgt_vocab, d_model].
+  return matmul(decoder_output, tgt_embedding->weight, Trans::No, Trans::Yes);
+}
+
+Variable Transformer::encode(const Tensor& source, const Tensor& source_mask) {
+  if (source.dim() != 2)
+    throw std::invalid_argument("Transformer::encode: source " + shape_to_string(source.shape()) +
+                                ": expected ids [batch, S]");
+  return encoder->forward(embed_source(source), source_mask);
+}
+
+Variable Transformer::decode(const Tensor& target, const Variable& memory,
+                             const Tensor& target_mask, const Tensor& memory_mask) {
+  if (target.dim() != 2 || memory.dim() != 3 || memory.size(0) != target.size(0))
+    throw std::invalid_argument("Transformer::decode: target " + shape_to_string(target.shape()) +
+                                ", memory " + shape_to_string(memory.shape()) +
+                                ": expected ids [batch, T] and memory [batch, S, d_model]");
+  return project(decoder->forward(embed_target(target), memory, target_mask, memory_mask));
+}
+
+Variable Transformer::forward(const Tensor& source, const Tensor& target,
+                              const Tensor& source_mask, const Tensor& target_mask,
+                              const Tensor& memory_mask) {
+  const Variable memory = encode(source, source_mask);
+  return decode(target, memory, target_mask, memory_mask);
+}
+
+}  // namespace atencion::nn
