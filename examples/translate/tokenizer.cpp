@@ -9,6 +9,13 @@
 #include <sstream>
 #include <stdexcept>
 
+// Exported by libsentencepiece but not declared in its public headers. The trainer logs
+// its whole command line before it reads --minloglevel, so we lower the level first.
+namespace sentencepiece::logging {
+int GetMinLogLevel();
+void SetMinLogLevel(int level);
+}  // namespace sentencepiece::logging
+
 namespace atencion::translate {
 
 namespace {
@@ -58,13 +65,15 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& sentences,
        << " --character_coverage=1.0"      // keep every character seen (only ~110 here)
        << " --pad_id=0 --unk_id=1 --bos_id=2 --eos_id=3"
        << " --num_threads=1"               // the result must not depend on the threads
-       << " --input_sentence_size=0"       // use every sentence, no random sample
-       << " --minloglevel=2";              // keep the trainer's log off the terminal
+       << " --input_sentence_size=0";      // use every sentence, no random sample
   sentencepiece::SetRandomGeneratorSeed(options.seed);
   SentencesIterator iterator(sentences);
   std::string model_bytes;
+  const int log_level = sentencepiece::logging::GetMinLogLevel();
+  sentencepiece::logging::SetMinLogLevel(2);  // errors only
   const auto status = sentencepiece::SentencePieceTrainer::Train(args.str(), &iterator,
                                                                  &model_bytes);
+  sentencepiece::logging::SetMinLogLevel(log_level);
   if (!status.ok())
     throw std::invalid_argument(std::string("Tokenizer::train: ") + status.ToString());
   return Tokenizer(std::move(model_bytes));
