@@ -39,6 +39,13 @@ struct Node {
   BackwardFn backward;                        // empty for leaves
   bool released = false;                      // backward ran and dropped its closure
   bool retains_grad = false;                  // a non-leaf asked to keep its .grad
+
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  // Frees the inputs it alone owns with an explicit stack, not recursively: dropping the last
+  // handle to a chain of 100000 ops must not overflow the stack either.
+  ~Node();
 };
 
 class Variable {

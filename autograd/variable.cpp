@@ -1,0 +1,129 @@
+// autograd/variable.cpp — the Variable handle, record(), and grad mode.
+// Lesson: docs/02-autograd.md#recording-the-graph
+//
+// The backward pass itself lives in autograd/engine.cpp.
+#include "autograd/variable.h"
+
+#include <stdexcept>
+#include <utility>
+
+namespace atencion {
+
+namespace {
+
+// Grad mode is per thread, like PyTorch's: a NoGradGuard on one thread does not switch off
+// recording on another.
+thread_local bool grad_mode = true;
+
+const std::shared_ptr<Node>& checked(const std::shared_ptr<Node>& node, const char* what) {
+  if (!node) {
+    throw std::invalid_argument(std::string("Variable::") + what +
+                                ": the Variable is undefined (default-constructed)");
+  }
+  return node;
+}
+
+}  // namespace
+
+// ---- Node --------------------------------------------------------------------------------------
+
+Node::~Node() {
+  // A chain x -> op1 -> op2 -> ... -> opN is held together by `inputs`. Letting the shared_ptrs
+  // destroy each other would recurse N deep. Instead, take over every input that only we hold,
+  // and empty it here, one at a time.
+  std::vector<std::shared_ptr<Node>> pending = std::move(inputs);
+  while (!pending.empty()) {
+    std::shared_ptr<Node> node = std::move(pending.back());
+    pending.pop_back();
+    if (node && node.use_count() == 1) {
+      for (auto& input : node->inputs) pending.push_back(std::move(input));
+      node->inputs.clear();
+      node->backward = nullptr;
+    }
+    // `node` goes out of scope here; its own inputs are already empty, so no recursion.
+  }
+}
+
+// ---- Variable ----------------------------------------------------------------------------------
+
+Variable::Variable(Tensor value, bool requires_grad) : node_(std::make_shared<Node>()) {
+  if (!value.defined()) {
+    throw std::invalid_argument("Variable: the value tensor is undefined");
+  }
+  node_->value = std::move(value);
+  set_requires_grad(requires_grad);
+}
+
+const Tensor& Variable::value() const { return checked(node_, "value")->value; }
+
+Tensor& Variable::mutable_value() { return checked(node_, "mutable_value")->value; }
+
+const Tensor& Variable::grad() const { return checked(node_, "grad")->grad; }
+
+bool Variable::has_grad() const { return checked(node_, "has_grad")->grad.defined(); }
+
+bool Variable::requires_grad() const { return checked(node_, "requires_grad")->requires_grad; }
+
+Variable& Variable::set_requires_grad(bool requires_grad) {
+  checked(node_, "set_requires_grad");
+  if (!is_leaf()) {
+    throw std::invalid_argument("Variable::set_requires_grad: only a leaf can change it, but this "
+                                "value was computed by '" + node_->op + "' (use detach())");
+  }
+  if (requires_grad && !is_floating(node_->value.dtype())) {
+    throw std::invalid_argument(std::string("Variable::set_requires_grad: only floating-point "
+                                            "values have gradients, got ") +
+                                dtype_name(node_->value.dtype()) + " " +
+                                shape_to_string(node_->value.shape()));
+  }
+  node_->requires_grad = requires_grad;
+  return *this;
+}
+
+bool Variable::is_leaf() const { return checked(node_, "is_leaf")->op.empty(); }
+
+const std::string& Variable::op() const { return checked(node_, "op")->op; }
+
+void Variable::retain_grad() {
+  checked(node_, "retain_grad");
+  if (!node_->requires_grad) {
+    throw std::invalid_argument("Variable::retain_grad: the value does not require grad");
+  }
+  if (!is_leaf()) node_->retains_grad = true;  // leaves keep their grad anyway
+}
+
+void Variable::zero_grad() { checked(node_, "zero_grad")->grad = Tensor(); }
+
+Variable Variable::detach() const { return Variable(value(), false); }
+
+// ---- recording ---------------------------------------------------------------------------------
+
+Variable record(const char* op, Tensor value, const std::vector<Variable>& inputs,
+                BackwardFn backward) {
+  bool any_input_requires_grad = false;
+  for (const Variable& input : inputs) {
+    if (!input.defined()) {
+      throw std::invalid_argument(std::string(op) + ": an input Variable is undefined");
+    }
+    any_input_requires_grad = any_input_requires_grad || input.requires_grad();
+  }
+  // Nothing to remember: a constant, like every result under NoGradGuard.
+  if (!grad_mode || !any_input_requires_grad) return Variable(std::move(value), false);
+
+  auto node = std::make_shared<Node>();
+  node->value = std::move(value);
+  node->requires_grad = true;
+  node->op = op;
+  node->inputs.reserve(inputs.size());
+  for (const Variable& input : inputs) node->inputs.push_back(input.node());
+  node->backward = std::move(backward);
+  return Variable(std::move(node));
+}
+
+NoGradGuard::NoGradGuard() : previous_(grad_mode) { grad_mode = false; }
+
+NoGradGuard::~NoGradGuard() { grad_mode = previous_; }
+
+bool grad_mode_enabled() { return grad_mode; }
+
+}  // namespace atencion

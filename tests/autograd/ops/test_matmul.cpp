@@ -1,0 +1,50 @@
+// tests/autograd/ops/test_matmul.cpp — gradchecks of matmul in every transpose form, batched.
+#include <catch2/catch.hpp>
+
+#include "autograd/gradcheck_helpers.h"
+#include "autograd/ops.h"
+
+using namespace atencion;
+using namespace atencion::testing;
+
+using Inputs = std::vector<Variable>;
+
+TEST_CASE("matmul: gradcheck, all four transpose forms", "[gradcheck][matmul]") {
+  // op(a) is [2, 3] and op(b) is [3, 4] in every case.
+  const Tensor a = random_f64({2, 3}, 1), a_t = random_f64({3, 2}, 2);
+  const Tensor b = random_f64({3, 4}, 3), b_t = random_f64({4, 3}, 4);
+  auto with = [](Trans trans_a, Trans trans_b) {
+    return [=](const Inputs& v) { return matmul(v[0], v[1], trans_a, trans_b); };
+  };
+  CHECK(gradcheck(with(Trans::No, Trans::No), {a, b}));
+  CHECK(gradcheck(with(Trans::Yes, Trans::No), {a_t, b}));
+  CHECK(gradcheck(with(Trans::No, Trans::Yes), {a, b_t}));
+  CHECK(gradcheck(with(Trans::Yes, Trans::Yes), {a_t, b_t}));
+}
+
+TEST_CASE("matmul: gradcheck, batched with broadcast batch dims", "[gradcheck][matmul]") {
+  auto f = [](const Inputs& v) { return matmul(v[0], v[1]); };
+  CHECK(gradcheck(f, {random_f64({2, 2, 3}, 1), random_f64({2, 3, 2}, 2)}));
+  CHECK(gradcheck(f, {random_f64({2, 1, 2, 3}, 1), random_f64({3, 3, 2}, 2)}));  // [2,1]·[3]
+  CHECK(gradcheck(f, {random_f64({2, 2, 3}, 1), random_f64({3, 4}, 2)}));        // shared weight
+  auto transposed = [](const Inputs& v) { return matmul(v[0], v[1], Trans::Yes, Trans::Yes); };
+  CHECK(gradcheck(transposed, {random_f64({1, 3, 2}, 1), random_f64({2, 4, 3}, 2)}));
+}
+
+TEST_CASE("matmul: gradcheck with strided operands and a value used twice",
+          "[gradcheck][matmul]") {
+  auto f = [](const Inputs& v) { return matmul(v[0], v[1]); };
+  CHECK(gradcheck(f, {random_f64({3, 2}, 1).t(), random_f64({3, 8}, 2).slice(1, 1, 8, 2)}));
+  CHECK(gradcheck([](const Inputs& v) { return matmul(v[0], v[0], Trans::No, Trans::Yes); },
+                  {random_f64({3, 2}, 3)}));  // x xᵀ
+}
+
+TEST_CASE("matmul: the gradients by hand", "[matmul]") {
+  Variable a(Tensor::from({{1.0, 2.0}}, DType::Float64), true);         // [1, 2]
+  Variable b(Tensor::from({{3.0}, {4.0}}, DType::Float64), true);       // [2, 1]
+  Variable y = matmul(a, b);                                            // [[11]]
+  CHECK(y.item() == 11.0);
+  y.backward();
+  CHECK(a.grad().to_vector() == std::vector<double>{3.0, 4.0});  // G·Bᵀ
+  CHECK(b.grad().to_vector() == std::vector<double>{1.0, 2.0});  // Aᵀ·G
+}

@@ -1,0 +1,201 @@
+// tests/autograd/test_engine.cpp — the backward pass: chain rule, accumulation, reset, release.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "autograd/ops.h"
+#include "autograd/variable.h"
+
+using namespace atencion;
+using Catch::Matchers::Contains;
+
+namespace {
+Variable leaf(const NestedValues& values) {
+  return Variable(Tensor::from(values, DType::Float64), /*requires_grad=*/true);
+}
+}  // namespace
+
+TEST_CASE("backward: the chain rule on a small graph, by hand", "[engine]") {
+  // docs/02-autograd.md#the-chain-rule-on-a-small-graph:  c = a * b,  d = c + a,  L = sum(d)
+  Variable a = leaf({2.0, -1.0});
+  Variable b = leaf({3.0, 4.0});
+  Variable c = a * b;
+  Variable d = c + a;
+  Variable loss = sum(d);
+  REQUIRE(loss.item() == Approx(2 * 3 + 2 + -1 * 4 + -1));
+  loss.backward();
+  // dL/da = dL/dd·(dd/dc·dc/da + dd/da) = b + 1;  dL/db = dL/dd·dd/dc·dc/db = a
+  CHECK(a.grad().to_vector() == std::vector<double>{4.0, 5.0});
+  CHECK(b.grad().to_vector() == std::vector<double>{2.0, -1.0});
+  CHECK_FALSE(c.has_grad());  // a non-leaf keeps no .grad unless asked (retain_grad)
+}
+
+TEST_CASE("backward: a value used twice receives the sum of both gradients", "[engine]") {
+  SECTION("x * x: d/dx = 2x") {
+    Variable x = leaf({1.5, -2.0, 0.0});
+    sum(x * x).backward();
+    CHECK(x.grad().to_vector() == std::vector<double>{3.0, -4.0, 0.0});
+  }
+  SECTION("x + x: d/dx = 2") {
+    Variable x = leaf({1.5, -2.0});
+    sum(x + x).backward();
+    CHECK(x.grad().to_vector() == std::vector<double>{2.0, 2.0});
+  }
+  SECTION("a residual a + tanh(a): d/da = 1 + (1 - tanh² a)") {
+    Variable a = leaf({0.5, -1.0});
+    sum(a + tanh(a)).backward();
+    const std::vector<double> grad = a.grad().to_vector();
+    CHECK(grad[0] == Approx(2 - std::pow(std::tanh(0.5), 2)));
+    CHECK(grad[1] == Approx(2 - std::pow(std::tanh(-1.0), 2)));
+  }
+}
+
+TEST_CASE("backward: gradients pile up across calls until zero_grad", "[engine]") {
+  Variable x = leaf({1.0, 2.0});
+  sum(mul(x, 3.0)).backward();
+  CHECK(x.grad().to_vector() == std::vector<double>{3.0, 3.0});
+  sum(mul(x, 3.0)).backward();  // a second graph: adds, does not replace (as PyTorch)
+  CHECK(x.grad().to_vector() == std::vector<double>{6.0, 6.0});
+  x.zero_grad();
+  CHECK_FALSE(x.has_grad());  // reset to "no gradient" (PyTorch's set_to_none=True)
+  CHECK_FALSE(x.grad().defined());
+  sum(mul(x, 3.0)).backward();
+  CHECK(x.grad().to_vector() == std::vector<double>{3.0, 3.0});
+}
+
+TEST_CASE("backward: .grad is a copy the caller may change in place", "[engine]") {
+  // add's backward hands the same g to both inputs; scaling one .grad must not move the other.
+  Variable a = leaf({1.0, 2.0});
+  Variable b = leaf({3.0, 4.0});
+  (a + b).backward(Tensor::from({1.0, 1.0}, DType::Float64));
+  Tensor a_grad = a.grad();
+  mul_(a_grad, 10.0);
+  CHECK(a.grad().to_vector() == std::vector<double>{10.0, 10.0});
+  CHECK(b.grad().to_vector() == std::vector<double>{1.0, 1.0});
+}
+
+TEST_CASE("backward: an explicit grad_output, and checks on it", "[engine]") {
+  Variable x = leaf({{1.0, 2.0}, {3.0, 4.0}});
+  Variable y = mul(x, x);
+  SECTION("dL/dx = grad_output * 2x") {
+    y.backward(Tensor::from({{1.0, 0.0}, {0.5, -1.0}}, DType::Float64));
+    CHECK(x.grad().to_vector() == std::vector<double>{2.0, 0.0, 3.0, -8.0});
+  }
+  SECTION("a non-scalar output needs grad_output") {
+    REQUIRE_THROWS_WITH(y.backward(),
+                        Contains("grad_output can be omitted only for a one-element output") &&
+                            Contains("[2, 2]"));
+  }
+  SECTION("grad_output must have the output's shape and dtype") {
+    REQUIRE_THROWS_WITH(y.backward(Tensor::ones({2}, DType::Float64)),
+                        Contains("expected float64 [2, 2], got float64 [2]"));
+    REQUIRE_THROWS_WITH(y.backward(Tensor::ones({2, 2}, DType::Float32)),
+                        Contains("expected float64 [2, 2], got float32 [2, 2]"));
+  }
+}
+
+TEST_CASE("backward: the graph is released unless retain_graph", "[engine]") {
+  Variable x = leaf({1.0, 2.0});
+  SECTION("retain_graph lets a second backward through the same graph") {
+    Variable loss = sum(exp(x));
+    loss.backward(/*retain_graph=*/true);
+    loss.backward();
+    CHECK(x.grad().at({0}) == Approx(2 * std::exp(1.0)));
+  }
+  SECTION("a second backward through a released graph names the op") {
+    Variable loss = sum(exp(x));
+    loss.backward();
+    REQUIRE_THROWS_WITH(loss.backward(),
+                        Contains("'sum' was already released") && Contains("retain_graph=true"));
+  }
+  SECTION("so does a new op built on a released value") {
+    Variable y = exp(x);
+    sum(y).backward();
+    REQUIRE_THROWS_WITH(sum(mul(y, 2.0)).backward(), Contains("'exp' was already released"));
+  }
+  SECTION("released nodes keep their values and their op name") {
+    Variable y = exp(x);
+    sum(y).backward();
+    CHECK(y.value().at({0}) == Approx(std::exp(1.0)));
+    CHECK(y.op() == "exp");
+    CHECK_FALSE(y.is_leaf());
+  }
+}
+
+TEST_CASE("backward: retain_grad keeps a non-leaf's gradient", "[engine]") {
+  Variable x = leaf({1.0, -2.0});
+  Variable hidden = mul(x, 3.0);
+  hidden.retain_grad();
+  Variable other = mul(x, 2.0);  // not retained
+  sum(mul(hidden, hidden) + other).backward();
+  CHECK(hidden.grad().to_vector() == std::vector<double>{6.0, -12.0});  // 2 * hidden
+  CHECK_FALSE(other.has_grad());
+  CHECK(x.grad().to_vector() == std::vector<double>{18.0 + 2.0, -36.0 + 2.0});
+}
+
+TEST_CASE("backward: inputs that do not require grad get nothing", "[engine]") {
+  Variable x = leaf({1.0, 2.0});
+  Variable constant(Tensor::from({5.0, 6.0}, DType::Float64));
+  sum(x * constant).backward();
+  CHECK(x.grad().to_vector() == std::vector<double>{5.0, 6.0});
+  CHECK_FALSE(constant.has_grad());
+}
+
+TEST_CASE("backward: on a value that does not require grad is an error", "[engine]") {
+  Variable constant(Tensor::from({5.0}, DType::Float64));
+  REQUIRE_THROWS_WITH(exp(constant).backward(), Contains("does not require grad"));
+}
+
+TEST_CASE("backward: a gradient of the wrong shape names the op that made it", "[engine]") {
+  Variable x = leaf({1.0, 2.0, 3.0});
+  Variable broken = record("broken_op", x.value().clone(), {x}, [](const Tensor&) -> Grads {
+    return {Tensor::ones({2}, DType::Float64)};  // should be [3]
+  });
+  REQUIRE_THROWS_WITH(sum(broken).backward(),
+                      Contains("'broken_op' produced a gradient of shape [2]") &&
+                          Contains("input 0 of shape [3]"));
+}
+
+TEST_CASE("NoGradGuard: records nothing inside its scope, and nests", "[engine]") {
+  Variable x = leaf({1.0, 2.0});
+  REQUIRE(grad_mode_enabled());
+  {
+    NoGradGuard outer;
+    CHECK_FALSE(grad_mode_enabled());
+    Variable y = exp(x);
+    CHECK_FALSE(y.requires_grad());
+    CHECK(y.is_leaf());
+    {
+      NoGradGuard inner;
+      CHECK_FALSE(grad_mode_enabled());
+    }
+    CHECK_FALSE(grad_mode_enabled());  // the inner guard restores "off", not "on"
+    REQUIRE_THROWS_WITH(y.backward(Tensor::ones({2}, DType::Float64)),
+                        Contains("does not require grad"));
+  }
+  CHECK(grad_mode_enabled());
+  CHECK(exp(x).requires_grad());
+}
+
+TEST_CASE("backward: a chain of 100000 ops does not overflow the stack", "[engine]") {
+  constexpr int depth = 100000;
+  Variable x = leaf({1.0});
+  SECTION("backward walks it, and releasing frees it") {
+    Variable y = x;
+    for (int i = 0; i < depth; ++i) y = add(y, 1e-5);
+    REQUIRE(y.item() == Approx(2.0));
+    y.backward();
+    CHECK(x.grad().item() == 1.0);
+  }
+  SECTION("with scaling, the product of 100000 local derivatives") {
+    Variable y = x;
+    for (int i = 0; i < depth; ++i) y = mul(y, 1.00001);
+    y.backward(/*retain_graph=*/true);  // the graph stays; dropping y then frees it iteratively
+    CHECK(x.grad().item() == Approx(std::pow(1.00001, depth)));
+  }
+  SECTION("a graph that is never run backward is freed without recursion too") {
+    Variable y = x;
+    for (int i = 0; i < depth; ++i) y = neg(y);
+    CHECK(y.item() == 1.0);
+  }
+}
