@@ -126,10 +126,9 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   const std::vector<double> left = a.expand(shape).to_vector();
   const std::vector<double> right = b.expand(shape).to_vector();
   for (std::size_t i = 0; i < left.size(); ++i) {
-    if (!(std::abs(left[i] - right[i]) <= atol + rtol * std::abs(right[i]))) {
-      // Equal infinities are close; anything else with inf or NaN is not.
-      if (!(std::isinf(left[i]) && left[i] == right[i])) return false;
-    }
+    if (left[i] == right[i]) continue;  // also equal infinities
+    if (!std::isfinite(left[i]) || !std::isfinite(right[i])) return false;
+    if (!(std::abs(left[i] - right[i]) <= atol + rtol * std::abs(right[i]))) return false;
   }
   return true;
 }

@@ -51,7 +51,14 @@ MatmulOperands check_matmul(const char* op, const Tensor& a, const Tensor& b, Tr
   }
   const Shape batch_a(operands.a.shape().begin(), operands.a.shape().end() - 2);
   const Shape batch_b(operands.b.shape().begin(), operands.b.shape().end() - 2);
-  operands.batch = broadcast_shapes(op, batch_a, batch_b);
+  try {
+    operands.batch = broadcast_shapes(op, batch_a, batch_b);
+  } catch (const std::invalid_argument&) {
+    throw std::invalid_argument(std::string(op) + ": " + shape_to_string(operands.a.shape()) +
+                                " @ " + shape_to_string(operands.b.shape()) + ": batch dims " +
+                                shape_to_string(batch_a) + " and " + shape_to_string(batch_b) +
+                                " cannot be broadcast");
+  }
   return operands;
 }
 

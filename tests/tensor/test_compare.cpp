@@ -1,0 +1,92 @@
+// tests/tensor/test_compare.cpp — masks, where, masked_fill, allclose (tensor/compare.cpp).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "tensor/ops.h"
+
+using namespace atencion;
+using Catch::Contains;
+
+using Ids = std::vector<int64_t>;
+
+TEST_CASE("comparisons give bool masks and broadcast", "[compare]") {
+  Tensor a = Tensor::from({{1, 2, 3}, {4, 5, 6}});
+  Tensor b = Tensor::from({3, 2, 1});
+  CHECK(eq(a, b).dtype() == DType::Bool);
+  CHECK(eq(a, b).to_ids() == Ids{0, 1, 0, 0, 0, 0});
+  CHECK(ne(a, b).to_ids() == Ids{1, 0, 1, 1, 1, 1});
+  CHECK(lt(a, b).to_ids() == Ids{1, 0, 0, 0, 0, 0});
+  CHECK(le(a, b).to_ids() == Ids{1, 1, 0, 0, 0, 0});
+  CHECK(gt(a, b).to_ids() == Ids{0, 0, 1, 1, 1, 1});
+  CHECK(ge(a, b).to_ids() == Ids{0, 1, 1, 1, 1, 1});
+  CHECK(gt(a, 4.0).to_ids() == Ids{0, 0, 0, 0, 1, 1});
+  CHECK(lt(a, 2.0).to_ids() == Ids{1, 0, 0, 0, 0, 0});
+  CHECK(eq(a, 5.0).to_ids() == Ids{0, 0, 0, 0, 1, 0});
+}
+
+TEST_CASE("ids compare too: a padding mask", "[compare]") {
+  Tensor ids = Tensor::from_ids({5, 9, 0, 0}, {1, 4});
+  CHECK(eq(ids, 0.0).to_ids() == Ids{0, 0, 1, 1});
+  REQUIRE_THROWS_WITH(eq(ids, Tensor::zeros({4})), Contains("eq: dtype mismatch int64 vs float32"));
+}
+
+TEST_CASE("logical_and and logical_not", "[compare]") {
+  Tensor causal = Tensor::from({{1, 0}, {1, 1}}, DType::Bool);
+  Tensor keep = Tensor::from({1, 0}, DType::Bool);  // broadcast over rows
+  CHECK(logical_and(causal, keep).to_ids() == Ids{1, 0, 1, 0});
+  CHECK(logical_not(causal).to_ids() == Ids{0, 1, 0, 0});
+  REQUIRE_THROWS_WITH(logical_not(Tensor::zeros({2})),
+                      Contains("logical_not: the operand must be a bool tensor, got float32"));
+  REQUIRE_THROWS_WITH(logical_and(causal, Tensor::zeros({2})),
+                      Contains("logical_and: the second operand must be a bool tensor"));
+}
+
+TEST_CASE("where picks a where the mask is true, b elsewhere, broadcasting all three", "[compare]") {
+  Tensor mask = Tensor::from({1, 0, 1}, DType::Bool);
+  Tensor a = Tensor::from({{1, 2, 3}, {4, 5, 6}});
+  Tensor b = Tensor::scalar(-1);
+  Tensor out = where(mask, a, b);
+  CHECK(out.shape() == Shape{2, 3});
+  CHECK(out.to_vector() == std::vector<double>{1, -1, 3, 4, -1, 6});
+  REQUIRE_THROWS_WITH(where(Tensor::from({1, 0, 1}), a, b),
+                      Contains("where: the mask must be a bool tensor, got float32"));
+  REQUIRE_THROWS_WITH(where(mask, a, Tensor::scalar(0, DType::Float64)),
+                      Contains("where: dtype mismatch float32 vs float64"));
+  REQUIRE_THROWS_WITH(where(Tensor::zeros({4}, DType::Bool), a, b),
+                      Contains("where: shapes [4] and [2, 3] cannot be broadcast"));
+}
+
+TEST_CASE("masked_fill writes the value where the mask is true", "[compare]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor scores = Tensor::from({{1, 2}, {3, 4}});
+  Tensor upper = Tensor::from({{0, 1}, {0, 0}}, DType::Bool);  // hide the future
+  Tensor masked = masked_fill(scores, upper, -inf);
+  CHECK(masked.at({0, 0}) == 1);
+  CHECK(masked.at({0, 1}) == -inf);
+  CHECK(masked.at({1, 1}) == 4);
+  CHECK(scores.at({0, 1}) == 2);  // not in place
+  // A [2] mask broadcasts over rows.
+  CHECK(masked_fill(scores, Tensor::from({1, 0}, DType::Bool), 0).to_vector() ==
+        std::vector<double>{0, 2, 0, 4});
+  REQUIRE_THROWS_WITH(masked_fill(scores, Tensor::zeros({2, 2}), 0),
+                      Contains("masked_fill: the mask must be a bool tensor, got float32"));
+  REQUIRE_THROWS_WITH(masked_fill(Tensor::zeros({2}), Tensor::zeros({2, 2}, DType::Bool), 0),
+                      Contains("masked_fill: mask of shape [2, 2] does not broadcast to [2]"));
+}
+
+TEST_CASE("allclose uses |a - b| <= atol + rtol * |b|", "[compare]") {
+  Tensor a = Tensor::from({1.0, 100.0}, DType::Float64);
+  CHECK(allclose(a, Tensor::from({1.0 + 1e-6, 100.0 + 1e-4}, DType::Float64)));
+  CHECK_FALSE(allclose(a, Tensor::from({1.0 + 1e-4, 100.0}, DType::Float64)));
+  CHECK(allclose(a, Tensor::from({1.1, 100.0}, DType::Float64), 0, 0.2));
+  CHECK(allclose(a, a.to(DType::Float32)));  // dtypes may differ
+  const double nan = std::nan("");
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK_FALSE(allclose(Tensor::from({nan}), Tensor::from({nan})));
+  CHECK(allclose(Tensor::from({inf}), Tensor::from({inf})));
+  CHECK_FALSE(allclose(Tensor::from({inf}), Tensor::from({-inf})));
+  REQUIRE_THROWS_WITH(allclose(Tensor::zeros({2}), Tensor::zeros({3})),
+                      Contains("allclose: shapes [2] and [3] cannot be broadcast"));
+}

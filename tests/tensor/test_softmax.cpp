@@ -1,0 +1,74 @@
+// tests/tensor/test_softmax.cpp — stable softmax and log_softmax (tensor/softmax.cpp).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "tensor/ops.h"
+
+using namespace atencion;
+using Catch::Contains;
+
+using Values = std::vector<double>;
+
+TEST_CASE("softmax of a row, by hand", "[softmax]") {
+  // softmax([0, ln 2, ln 5]) = [1, 2, 5] / 8
+  Tensor x = Tensor::from({0, std::log(2.0), std::log(5.0)}, DType::Float64);
+  CHECK_THAT(softmax(x, 0).to_vector(), Catch::Matchers::Approx(Values{0.125, 0.25, 0.625}).epsilon(1e-14));
+  CHECK_THAT(log_softmax(x, 0).to_vector(),
+             Catch::Matchers::Approx(Values{std::log(0.125), std::log(0.25), std::log(0.625)}).epsilon(1e-14));
+}
+
+TEST_CASE("softmax is stable: shifting by 1000 changes nothing", "[softmax]") {
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    Tensor small = Tensor::from({{0, 1}, {2, 4}}, dtype);
+    Tensor large = Tensor::from({{1000, 1001}, {1002, 1004}}, dtype);
+    const Values expected = softmax(small, 1).to_vector();
+    const Values shifted = softmax(large, 1).to_vector();
+    for (double v : shifted) CHECK(std::isfinite(v));
+    CHECK_THAT(shifted, Catch::Matchers::Approx(expected).epsilon(1e-6));
+    // 1 / (1 + e) and e / (1 + e)
+    CHECK(expected[0] == Approx(1 / (1 + M_E)));
+    CHECK(expected[1] == Approx(M_E / (1 + M_E)));
+    CHECK_THAT(log_softmax(large, 1).to_vector(),
+               Catch::Matchers::Approx(log_softmax(small, 1).to_vector()).epsilon(1e-6));
+    for (double v : log_softmax(Tensor::from({-1000, 0, 1000}, dtype), 0).to_vector()) {
+      CHECK(std::isfinite(v));
+    }
+  }
+}
+
+TEST_CASE("softmax along any dim sums to one there", "[softmax]") {
+  Tensor x = Tensor::arange(0, 24, 1, DType::Float64).view({2, 3, 4}) / 7;
+  for (int64_t dim : {0, 1, 2, -1}) {
+    Tensor s = softmax(x, dim);
+    CHECK(s.shape() == x.shape());
+    Tensor totals = sum(s, {dim});
+    for (double total : totals.to_vector()) CHECK(total == Approx(1.0).epsilon(1e-14));
+  }
+  // A transposed input gives the transposed result.
+  CHECK(allclose(softmax(x.transpose(1, 2), 1), softmax(x, 2).transpose(1, 2), 1e-14, 0));
+  // Values along dim 1 of x[0]: column 0 is [0, 4, 8] / 7.
+  const double e0 = 1, e1 = std::exp(4.0 / 7), e2 = std::exp(8.0 / 7);
+  CHECK(softmax(x, 1).at({0, 2, 0}) == Approx(e2 / (e0 + e1 + e2)));
+}
+
+TEST_CASE("masked rows: -inf entries get zero weight, all -inf rows give zeros", "[softmax]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor scores = Tensor::from({{1, -inf, 1}, {-inf, -inf, -inf}});
+  Tensor weights = softmax(scores, 1);
+  CHECK(weights.to_vector() == Values{0.5, 0, 0.5, 0, 0, 0});
+  Tensor log_weights = log_softmax(scores, 1);
+  CHECK(log_weights.at({0, 0}) == Approx(std::log(0.5)));
+  CHECK(log_weights.at({0, 1}) == -inf);
+  for (int64_t j = 0; j < 3; ++j) CHECK(log_weights.at({1, j}) == -inf);
+}
+
+TEST_CASE("softmax of a scalar and errors", "[softmax]") {
+  CHECK(softmax(Tensor::scalar(3), 0).item() == 1);
+  CHECK(log_softmax(Tensor::scalar(3), -1).item() == 0);
+  REQUIRE_THROWS_WITH(softmax(Tensor::zeros({2, 3}), 2),
+                      Contains("softmax: dim 2 out of range for a tensor of rank 2"));
+  REQUIRE_THROWS_WITH(log_softmax(Tensor::zeros({2}, DType::Int64), 0),
+                      Contains("log_softmax: expected a float32 or float64 tensor, got int64"));
+}
