@@ -6,7 +6,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <regex>
 #include <set>
 #include <string>
@@ -54,5 +58,53 @@ TEST_CASE("coverage: every op in autograd/ops.h has a gradcheck test", "[coverag
     INFO("op " << op << " is declared in autograd/ops.h; tag its gradcheck test [gradcheck][" << op
                << "]");
     CHECK(tested.count(op) == 1);
+  }
+}
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE(in.good());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// GitHub's anchor for a heading: lower case, punctuation dropped, spaces to '-'.
+std::set<std::string> heading_anchors(const std::string& markdown) {
+  std::set<std::string> anchors;
+  std::istringstream lines(markdown);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] != '#') continue;
+    const std::string title = line.substr(line.find_first_not_of('#'));
+    std::string anchor;
+    for (char c : title) {
+      if (std::isalnum(static_cast<unsigned char>(c))) anchor += static_cast<char>(std::tolower(c));
+      else if (c == ' ' || c == '-') anchor += '-';
+    }
+    anchors.insert(anchor.substr(anchor.find_first_not_of('-')));
+  }
+  return anchors;
+}
+
+}  // namespace
+
+TEST_CASE("coverage: the lesson lists every op and has every section the code cites",
+          "[coverage]") {
+  const std::string root = repository_root();
+  const std::string lesson = read_file(root + "/docs/02-autograd.md");
+  for (const std::string& op : ops_declared_in(root + "/autograd/ops.h")) {
+    INFO("op " << op << " is missing from docs/02-autograd.md");
+    CHECK(lesson.find("`" + op) != std::string::npos);
+  }
+  const std::set<std::string> anchors = heading_anchors(lesson);
+  const std::regex citation(R"(docs/02-autograd\.md#([\w-]+))");
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root + "/autograd")) {
+    if (!entry.is_regular_file()) continue;
+    const std::string source = read_file(entry.path().string());
+    for (std::sregex_iterator it(source.begin(), source.end(), citation), end; it != end; ++it) {
+      INFO(entry.path().string() << " cites docs/02-autograd.md#" << (*it)[1]);
+      CHECK(anchors.count((*it)[1]) == 1);
+    }
   }
 }
