@@ -64,7 +64,10 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& sentences,
        << " --hard_vocab_limit=false"      // a small corpus gets a smaller vocabulary
        << " --character_coverage=1.0"      // keep every character seen (only ~110 here)
        << " --pad_id=0 --unk_id=1 --bos_id=2 --eos_id=3"
-       << " --num_threads=1"               // the result must not depend on the threads
+       // SentencePiece deals sentences to its threads round-robin and adds their sums in
+       // thread order, so a fixed count gives the same model on every machine (and 2 is
+       // twice as fast as 1 on two cores).
+       << " --num_threads=2"
        << " --input_sentence_size=0";      // use every sentence, no random sample
   sentencepiece::SetRandomGeneratorSeed(options.seed);
   SentencesIterator iterator(sentences);

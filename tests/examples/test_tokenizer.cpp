@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -149,13 +150,16 @@ TEST_CASE("Tokenizer: bad training input", "[translate][tokenizer]") {
 // Not run by default (hidden tag): times the tokenizers of the default run.
 //   build/tests/test_examples "[timing]"
 TEST_CASE("Tokenizer: training on the default split takes seconds", "[.][timing]") {
+  const auto& train = default_split().train;
   const auto start = std::chrono::steady_clock::now();
-  const Tokenizer source = Tokenizer::train(sides(default_split().train, true, SIZE_MAX));
-  const Tokenizer target = Tokenizer::train(sides(default_split().train, false, SIZE_MAX));
+  const std::clock_t start_cpu = std::clock();
+  const Tokenizer source = Tokenizer::train(sides(train, true, train.size()));
+  const Tokenizer target = Tokenizer::train(sides(train, false, train.size()));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu_seconds = static_cast<double>(std::clock() - start_cpu) / CLOCKS_PER_SEC;
   std::cout << "trained Spanish (" << source.vocab_size() << " pieces) and English ("
-            << target.vocab_size() << " pieces) tokenizers on " << default_split().train.size()
-            << " pairs in " << seconds << " s\n";
-  CHECK(seconds < 20);
+            << target.vocab_size() << " pieces) tokenizers on " << train.size()
+            << " pairs in " << seconds << " s (" << cpu_seconds << " s of CPU time)\n";
+  CHECK(cpu_seconds < 20);  // the wall time is about half of it on two idle cores
 }
