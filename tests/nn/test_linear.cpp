@@ -1,0 +1,105 @@
+// tests/nn/test_linear.cpp — nn/linear.cpp: y = x Wᵀ + b, torch's layout and init, gradients.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "autograd/gradcheck.h"
+#include "autograd/ops.h"
+#include "nn/linear.h"
+#include "tensor/random.h"
+#include "fixture.h"
+
+using namespace atencion;
+using namespace atencion::nn;
+using Catch::Matchers::Contains;
+
+TEST_CASE("Linear: y = x Wᵀ + b by hand", "[linear]") {
+  Generator generator(0);
+  Linear linear(2, 3, generator);
+  linear.load_state_dict({{"weight", Tensor::from({{1, 2}, {3, 4}, {5, 6}})},
+                          {"bias", Tensor::from({0.5, -1, 0})}});
+  Variable x(Tensor::from({{1, -1}, {2, 0.5}}));
+  Tensor y = linear(x).value();
+  CHECK(y.shape() == Shape{2, 3});
+  // row 0: [1 - 2 + 0.5, 3 - 4 - 1, 5 - 6]; row 1: [2 + 1 + 0.5, 6 + 2 - 1, 10 + 3]
+  CHECK(y.to_vector() == std::vector<double>{-0.5, -2, -1, 3.5, 7, 13});
+}
+
+TEST_CASE("Linear: any number of leading dims, no bias", "[linear]") {
+  Generator generator(1);
+  Linear linear(4, 5, /*bias=*/false, generator);
+  CHECK_FALSE(linear.has_bias());
+  CHECK(linear.named_parameters().size() == 1);
+  Tensor x = randn({2, 3, 4}, generator);
+  Tensor y = linear(Variable(x)).value();
+  CHECK(y.shape() == Shape{2, 3, 5});
+  // Each [.., 4] row is multiplied separately: compare one with the 2-D result.
+  Tensor row = linear(Variable(x.select(0, 1).narrow(0, 2, 1))).value();
+  CHECK(allclose(row.select(0, 0), y.select(0, 1).select(0, 2), 1e-6, 1e-6));
+}
+
+TEST_CASE("Linear: torch's shapes and U(-1/√in, 1/√in) initialisation", "[linear]") {
+  Generator generator(2);
+  Linear linear(16, 256, generator);
+  CHECK(linear.weight.shape() == Shape{256, 16});
+  CHECK(linear.bias.shape() == Shape{256});
+  CHECK(linear.type_name() == "Linear(in=16, out=256, bias=true)");
+  const double bound = 1.0 / std::sqrt(16.0);
+  const std::vector<double> weights = linear.weight.value().to_vector();
+  double largest = 0, sum = 0, sum_of_squares = 0;
+  for (double w : weights) {
+    largest = std::max(largest, std::abs(w));
+    sum += w;
+    sum_of_squares += w * w;
+  }
+  const double n = static_cast<double>(weights.size());
+  CHECK(largest <= bound);
+  CHECK(largest > 0.99 * bound);                                // 4096 draws reach the edge
+  CHECK(std::abs(sum / n) < 0.01);                              // mean 0
+  CHECK(sum_of_squares / n == Approx(bound * bound / 3).epsilon(0.05));  // variance b²/3
+  for (double b : linear.bias.value().to_vector()) CHECK(std::abs(b) <= bound);
+  // The same seed gives the same layer.
+  Generator again(2);
+  Linear twin(16, 256, again);
+  CHECK(allclose(twin.weight.value(), linear.weight.value(), 0, 0));
+}
+
+TEST_CASE("Linear: errors name the layer and the shapes", "[linear]") {
+  Generator generator(3);
+  Linear linear(4, 3, generator);
+  REQUIRE_THROWS_WITH(linear(Variable(Tensor::zeros({2, 5}))),
+                      Contains("Linear(in=4, out=3): input of shape [2, 5] must end in 4") &&
+                          Contains("weight is [3, 4]"));
+  REQUIRE_THROWS_WITH(Linear(0, 3, generator), Contains("must be positive"));
+}
+
+TEST_CASE("Linear: float64 gradcheck w.r.t. input, weight and bias", "[linear][gradcheck]") {
+  Generator generator(4);
+  for (bool bias : {true, false}) {
+    Linear linear(4, 3, bias, generator);
+    linear.to(DType::Float64);
+    auto f = [&](const std::vector<Variable>& in) { return linear(in[0]); };
+    auto result = gradcheck(f, {randn({2, 3, 4}, generator, DType::Float64)}, linear.parameters());
+    INFO(result.message);
+    CHECK(result.ok);
+  }
+}
+
+TEST_CASE("Linear: equals torch.nn.Linear (outputs and gradients)", "[linear][fixture]") {
+  using namespace atencion::testing;
+  for (const char* name : {"linear_f64", "linear_f32", "linear_no_bias_f64"}) {
+    INFO("fixture " << name);
+    Fixture fixture(name);
+    Generator generator(0);
+    Linear linear(fixture.meta_int("in_features"), fixture.meta_int("out_features"),
+                  fixture.meta_flag("bias"), generator);
+    linear.to(fixture.dtype());
+    linear.load_state_dict(fixture.parameters());
+    Variable x = fixture.input_variable("x");
+    Variable y = linear(x);
+    REQUIRE(matches(y.value(), fixture.output()));
+    y.backward(fixture.grad_output());
+    REQUIRE(matches(x.grad(), fixture.grad_input("x")));
+    require_parameter_grads_match(linear, fixture);
+  }
+}
