@@ -80,6 +80,49 @@ void for_each_output(const ReductionPlan& plan, const Tensor& x, PerOutput per_o
   });
 }
 
+// totals[o] = sum of term(v, o) over the reduced elements v of output o, in row-major order,
+// accumulated in double. When x's last dim is kept and contiguous (sum over rows of [N, D],
+// a bias gradient), whole rows are added into a block of accumulators at once, which reads
+// memory in order; each output still adds its terms in the same order as the per-output loop,
+// so both paths give identical bits.
+template <typename T, typename Term>
+std::vector<double> sum_terms(const ReductionPlan& plan, const Tensor& x, Term term) {
+  std::vector<double> totals(plan.out_count, 0.0);
+  const bool rows_of_columns = !plan.kept_shape.empty() && plan.kept_strides.back() == 1 &&
+                               plan.kept_shape.back() > 1 && plan.reduced_count > 1;
+  if (!rows_of_columns) {
+    for_each_output<T>(plan, x, [&](int64_t o, auto&& for_each_value) {
+      double total = 0;
+      for_each_value([&](T v, int64_t) { total += term(v, o); });
+      totals[o] = total;
+    });
+    return totals;
+  }
+  const T* data = x.data<T>();
+  const int64_t width = plan.kept_shape.back();  // contiguous kept columns
+  constexpr int64_t kBlock = 256;                // columns per task: 1-2 KB of each row
+  const int64_t blocks_per_row = (width + kBlock - 1) / kBlock;
+  const detail::LoopNest<1> kept(plan.kept_shape, {plan.kept_strides});
+  const detail::LoopNest<1> walk(plan.reduced_shape, {plan.reduced_strides});
+  detail::parallel_for(plan.out_count / width * blocks_per_row, plan.reduced_count * kBlock,
+                       [&](int64_t task) {
+    const int64_t first = task / blocks_per_row * width + task % blocks_per_row * kBlock;
+    const int64_t count = std::min(kBlock, width - task % blocks_per_row * kBlock);
+    int64_t base = 0;
+    kept.for_each_run(first, first + 1,
+                      [&](const std::array<int64_t, 1>& offsets, int64_t) { base = offsets[0]; });
+    double* accumulators = totals.data() + first;
+    walk.for_each_run(0, plan.reduced_count, [&](const std::array<int64_t, 1>& offsets,
+                                                 int64_t run) {
+      for (int64_t r = 0; r < run; ++r) {
+        const T* row = data + base + offsets[0] + r * walk.inner_stride(0);
+        for (int64_t j = 0; j < count; ++j) accumulators[j] += term(row[j], first + j);
+      }
+    });
+  });
+  return totals;
+}
+
 }  // namespace
 
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
@@ -87,12 +130,9 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   Tensor out = Tensor::empty(plan.out_shape, x.dtype());
   detail::dispatch_floating("sum", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    const std::vector<double> totals = sum_terms<T>(plan, x, [](T v, int64_t) { return v; });
     T* result = out.data<T>();
-    for_each_output<T>(plan, x, [&](int64_t o, auto&& for_each_value) {
-      double total = 0;
-      for_each_value([&](T v, int64_t) { total += v; });
-      result[o] = static_cast<T>(total);
-    });
+    for (int64_t o = 0; o < plan.out_count; ++o) result[o] = static_cast<T>(totals[o]);
   });
   return out;
 }
@@ -100,14 +140,12 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   const ReductionPlan plan = plan_reduction("mean", x, dims, keepdim);
   Tensor out = Tensor::empty(plan.out_shape, x.dtype());
+  const double count = static_cast<double>(plan.reduced_count);
   detail::dispatch_floating("mean", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    const std::vector<double> totals = sum_terms<T>(plan, x, [](T v, int64_t) { return v; });
     T* result = out.data<T>();
-    for_each_output<T>(plan, x, [&](int64_t o, auto&& for_each_value) {
-      double total = 0;
-      for_each_value([&](T v, int64_t) { total += v; });
-      result[o] = static_cast<T>(total / static_cast<double>(plan.reduced_count));
-    });
+    for (int64_t o = 0; o < plan.out_count; ++o) result[o] = static_cast<T>(totals[o] / count);
   });
   return out;
 }
@@ -116,19 +154,20 @@ Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
 Tensor var(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
   const ReductionPlan plan = plan_reduction("var", x, dims, keepdim);
   Tensor out = Tensor::empty(plan.out_shape, x.dtype());
-  const double divisor =
-      std::max<double>(0, static_cast<double>(plan.reduced_count - correction));
+  const double count = static_cast<double>(plan.reduced_count);
+  const double divisor = std::max<double>(0, count - static_cast<double>(correction));
   detail::dispatch_floating("var", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    T* result = out.data<T>();
-    for_each_output<T>(plan, x, [&](int64_t o, auto&& for_each_value) {
-      double total = 0;
-      for_each_value([&](T v, int64_t) { total += v; });
-      const double average = total / static_cast<double>(plan.reduced_count);
-      double squares = 0;
-      for_each_value([&](T v, int64_t) { squares += (v - average) * (v - average); });
-      result[o] = static_cast<T>(squares / divisor);  // 0/0 = NaN when N <= correction
+    std::vector<double> means = sum_terms<T>(plan, x, [](T v, int64_t) { return v; });
+    for (double& m : means) m /= count;
+    const std::vector<double> squares = sum_terms<T>(plan, x, [&means](T v, int64_t o) {
+      const double deviation = v - means[o];
+      return deviation * deviation;
     });
+    T* result = out.data<T>();
+    for (int64_t o = 0; o < plan.out_count; ++o) {
+      result[o] = static_cast<T>(squares[o] / divisor);  // 0/0 = NaN when N <= correction
+    }
   });
   return out;
 }

@@ -111,3 +111,17 @@ TEST_CASE("large reductions do not depend on the number of threads", "[reduce]")
   CHECK(parallel[0] == 500.0 * 319600);
   CHECK(parallel[499] == 500.0 * 319600 + 800 * 499);
 }
+
+TEST_CASE("summing rows of a matrix (the column-block path) matches the per-output path",
+          "[reduce]") {
+  Tensor x = Tensor::arange(0, 3000).view({10, 300}) / 7 - 100;  // 300 > one 256-column block
+  Tensor transposed_copy = x.t().contiguous();                  // [300, 10]: reduce the last dim
+  CHECK(sum(x, {0}).to_vector() == sum(transposed_copy, {1}).to_vector());
+  CHECK(mean(x, {0}, true).to_vector() == mean(transposed_copy, {1}).to_vector());
+  CHECK(var(x, {0}).to_vector() == var(transposed_copy, {1}).to_vector());
+  Tensor cube = Tensor::arange(0, 600, 1, DType::Float64).view({3, 4, 50});
+  Tensor bias_grad = sum(cube, {0, 1});  // [50]: rows of all 12 leading positions
+  CHECK(bias_grad.at({0}) == 50.0 * 66);     // sum over i < 12 of 50 i
+  CHECK(bias_grad.at({49}) == 50.0 * 66 + 12 * 49);
+  CHECK(sum(cube, {1}).at({2, 7}) == 4 * 407 + 50 * 6);  // cube[2, j, 7] = 407 + 50 j
+}
