@@ -1,0 +1,32 @@
+// examples/translate/commands.h — what `atencion-translate eval` and `show` do.
+// Lesson: docs/12-translation.md#bleu, docs/12-translation.md#heat-maps
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "decode.h"
+
+namespace atencion::translate {
+
+struct EvalOptions {
+  std::string model_dir;
+  std::string data_path;  // "" = the test split of the data the model was trained on
+  nn::DecodeOptions decode = decode_options(1, 64);
+  int64_t samples = 5;    // sample translations to print
+  int64_t limit = 0;      // score only the first N pairs (0 = all)
+};
+// Prints BLEU, exact match and samples to stdout; returns the BLEU score.
+double evaluate(const EvalOptions& options);
+
+struct ShowOptions {
+  std::string model_dir;
+  std::string sentence;
+  std::string out_dir;  // "" = <model_dir>/show
+};
+// Writes heat maps of every layer's and head's encoder self-, decoder masked self- and
+// encoder-decoder attention for `sentence` and its translation, and the training curves.
+// Returns the list of files written.
+std::vector<std::string> show(const ShowOptions& options);
+
+}  // namespace atencion::translate

@@ -1,0 +1,238 @@
+// examples/translate/train.cpp — the training loop of the translator.
+// Lesson: docs/11-training.md#the-loop, docs/12-translation.md#checkpoints
+//
+// One step, as in every PyTorch training script:
+//   optimizer.zero_grad(); loss = cross_entropy(model(batch)); loss.backward();
+//   clip_grad_norm(parameters, 1); lr = warm-up schedule(step); optimizer.step()
+// Around it: the data and tokenizers of a fresh run (or those of the checkpoint it resumes),
+// a time budget, progress lines, and a checkpoint every N steps and at the end.
+#include "train.h"
+
+#include <chrono>
+#include <optional>
+
+#include "data.h"
+#include "nlohmann/json.hpp"
+#include "nn/optim/adam.h"
+#include "nn/optim/clip_grad_norm.h"
+#include "nn/optim/schedule.h"
+#include "progress.h"
+#include "translator.h"
+
+namespace atencion::translate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Pieces for each pair; pairs too long for the positional encoding are left out.
+std::vector<Example> tokenize_pairs(const std::vector<SentencePair>& pairs,
+                                    const Translator& translator) {
+  const size_t longest = static_cast<size_t>(translator.config.max_len - 1);  // + bos or eos
+  std::vector<Example> examples;
+  examples.reserve(pairs.size());
+  for (const auto& pair : pairs) {
+    Example example{translator.source_tokenizer.encode(pair.source),
+                    translator.target_tokenizer.encode(pair.target)};
+    if (example.source_ids.size() <= longest && example.target_ids.size() <= longest)
+      examples.push_back(std::move(example));
+  }
+  return examples;
+}
+
+// The settings that define the run (saved with each checkpoint, reused by --resume and eval).
+nlohmann::json run_to_json(const TrainOptions& options) {
+  return {{"data_path", options.data_path},         {"max_words", options.max_words},
+          {"split_seed", options.split_seed},       {"vocab_size", options.vocab_size},
+          {"max_tokens", options.max_tokens},       {"label_smoothing", options.label_smoothing},
+          {"warmup_steps", options.warmup_steps},   {"lr_factor", options.lr_factor},
+          {"clip_norm", options.clip_norm},         {"seed", options.seed}};
+}
+
+void run_from_json(const nlohmann::json& run, TrainOptions& options) {
+  options.data_path = run.at("data_path").get<std::string>();
+  options.max_words = run.at("max_words").get<int64_t>();
+  options.split_seed = run.at("split_seed").get<uint64_t>();
+  options.vocab_size = run.at("vocab_size").get<int64_t>();
+  options.max_tokens = run.at("max_tokens").get<int64_t>();
+  options.label_smoothing = run.at("label_smoothing").get<double>();
+  options.warmup_steps = run.at("warmup_steps").get<int64_t>();
+  options.lr_factor = run.at("lr_factor").get<double>();
+  options.clip_norm = run.at("clip_norm").get<double>();
+  options.seed = run.at("seed").get<uint64_t>();
+}
+
+// Mean cross-entropy (no smoothing) per target piece over `examples`, in eval mode.
+double evaluation_loss(const Translator& translator, const std::vector<Example>& examples,
+                       const BatchOptions& batch_options) {
+  NoGradGuard no_grad;
+  translator.model->eval();
+  double total = 0;
+  int64_t tokens = 0;
+  for (const auto& indices : plan_epoch(examples, batch_options, 0, 0)) {
+    Batch batch = make_batch(examples, indices, batch_options);
+    const int64_t batch_tokens = batch.target_tokens();
+    total += translator.loss(to_tensors(batch), 0.0).item() * static_cast<double>(batch_tokens);
+    tokens += batch_tokens;
+  }
+  translator.model->train();
+  return tokens > 0 ? total / static_cast<double>(tokens) : 0.0;
+}
+
+}  // namespace
+
+std::string train(const TrainOptions& requested) {
+  TrainOptions options = requested;
+  Progress progress(stdout);
+
+  std::optional<CheckpointData> checkpoint;
+  if (options.resume) {
+    if (resolve_checkpoint(options.out_dir).empty()) {
+      progress.message("resume: no checkpoint in " + options.out_dir + ", starting afresh");
+    } else {
+      checkpoint = load_checkpoint(options.out_dir);
+      run_from_json(checkpoint->config.at("run"), options);
+    }
+  }
+
+  const auto start_time = Clock::now();
+  DataSplit split = load_split(options.data_path, options.max_words, options.split_seed);
+  progress.message("data: " + std::to_string(split.train.size()) + " training pairs, " +
+                   std::to_string(split.dev.size()) + " dev, " +
+                   std::to_string(split.test.size()) + " test (at most " +
+                   std::to_string(options.max_words) + " words a side)");
+
+  std::optional<Translator> loaded;
+  if (checkpoint) {
+    loaded = Translator::from_checkpoint(*checkpoint);
+  } else {
+    std::vector<std::string> sources, targets;
+    for (const auto& pair : split.train) {
+      sources.push_back(pair.source);
+      targets.push_back(pair.target);
+    }
+    TokenizerOptions tokenizer_options;
+    tokenizer_options.vocab_size = options.vocab_size;
+    tokenizer_options.seed = static_cast<uint32_t>(options.seed);
+    loaded = Translator::create(options.model, Tokenizer::train(sources, tokenizer_options),
+                                Tokenizer::train(targets, tokenizer_options), options.seed);
+  }
+  Translator& translator = *loaded;
+  translator.model->train();
+  const std::vector<Example> train_examples = tokenize_pairs(split.train, translator);
+  const std::vector<Example> dev_examples = tokenize_pairs(split.dev, translator);
+  progress.message("model: " + std::to_string(translator.model->parameter_count()) +
+                   " parameters; vocabularies " + std::to_string(translator.config.src_vocab) +
+                   " (es) and " + std::to_string(translator.config.tgt_vocab) + " (en) pieces; " +
+                   "prepared in " +
+                   format_duration(std::chrono::duration<double>(Clock::now() - start_time).count()));
+
+  nn::AdamOptions adam;
+  adam.beta2 = 0.98;  // the paper's β2 and ε
+  adam.eps = 1e-9;
+  nn::Adam optimizer(translator.model->parameters(), adam);
+  nn::WarmupSchedule schedule{translator.config.d_model, options.warmup_steps, options.lr_factor};
+
+  int64_t step = 0;
+  double seconds_before = 0;  // training time of the runs this one resumes
+  BatchPosition position;
+  nlohmann::json history = nlohmann::json::array();
+  if (checkpoint) {
+    optimizer.load_state_dict(checkpoint->optimizer);
+    const auto& trainer = checkpoint->trainer;
+    step = trainer.at("step").get<int64_t>();
+    position = {trainer.at("epoch").get<int64_t>(), trainer.at("batch").get<int64_t>()};
+    seconds_before = trainer.at("seconds").get<double>();
+    history = trainer.at("history");
+    progress.message("resumed " + options.out_dir + " at step " + std::to_string(step) +
+                     " (epoch " + std::to_string(position.epoch) + ", batch " +
+                     std::to_string(position.batch) + ")");
+  }
+
+  BatchOptions batch_options;
+  batch_options.max_tokens = options.max_tokens;
+  BatchStream stream(train_examples, batch_options, options.seed, position);
+
+  const auto loop_start = Clock::now();
+  auto seconds_now = [&] {
+    return seconds_before + std::chrono::duration<double>(Clock::now() - loop_start).count();
+  };
+  const double budget_seconds = options.minutes * 60.0;
+  std::string last_checkpoint;
+  auto save = [&] {
+    CheckpointData data = translator.to_checkpoint();
+    data.config["run"] = run_to_json(options);
+    data.optimizer = optimizer.state_dict();
+    data.trainer = {{"step", step},
+                    {"epoch", stream.position().epoch},
+                    {"batch", stream.position().batch},
+                    {"seconds", seconds_now()},
+                    {"history", history}};
+    last_checkpoint = save_checkpoint(options.out_dir, step, data);
+    progress.message("checkpoint: " + last_checkpoint);
+  };
+
+  double interval_loss = 0;
+  int64_t interval_tokens = 0, interval_steps = 0;
+  auto interval_start = Clock::now();
+  const int64_t steps_at_start = step;
+  while (true) {
+    if (options.epochs > 0 && stream.position().epoch >= options.epochs) break;
+    if (budget_seconds > 0 && seconds_now() >= budget_seconds) break;
+
+    const Batch batch = stream.next();
+    const BatchTensors tensors = to_tensors(batch);
+    optimizer.zero_grad();
+    Variable loss = translator.loss(tensors, options.label_smoothing);
+    loss.backward();
+    nn::clip_grad_norm(optimizer.parameters(), options.clip_norm);
+    ++step;
+    const double learning_rate = schedule.learning_rate(step);
+    optimizer.set_learning_rate(learning_rate);
+    optimizer.step();
+
+    interval_loss += loss.item();
+    interval_tokens += batch.target_tokens();
+    ++interval_steps;
+    if (step % options.log_every == 0) {
+      const double seconds = std::chrono::duration<double>(Clock::now() - interval_start).count();
+      ProgressLine line;
+      line.epoch = stream.position().epoch;
+      line.step = step;
+      line.loss = interval_loss / static_cast<double>(interval_steps);
+      line.learning_rate = learning_rate;
+      line.tokens_per_second = static_cast<double>(interval_tokens) / seconds;
+      const double per_step = (seconds_now() - seconds_before) /
+                              static_cast<double>(step - steps_at_start);
+      if (budget_seconds > 0) {
+        line.fraction_done = seconds_now() / budget_seconds;
+        line.seconds_left = budget_seconds - seconds_now();
+      } else if (options.epochs > 0) {
+        const double total_batches =
+            static_cast<double>(options.epochs * stream.batches_per_epoch());
+        const double batches_done = static_cast<double>(
+            stream.position().epoch * stream.batches_per_epoch() + stream.position().batch);
+        line.fraction_done = batches_done / total_batches;
+        line.seconds_left = (total_batches - batches_done) * per_step;
+      }
+      progress.update(line);
+      history.push_back({{"step", step},
+                         {"loss", line.loss},
+                         {"learning_rate", learning_rate},
+                         {"tokens_per_second", line.tokens_per_second},
+                         {"seconds", seconds_now()}});
+      interval_loss = 0;
+      interval_tokens = interval_steps = 0;
+      interval_start = Clock::now();
+    }
+    if (options.checkpoint_every > 0 && step % options.checkpoint_every == 0) save();
+  }
+  save();
+  char summary[160];
+  std::snprintf(summary, sizeof summary, "trained %lld steps in %s; dev loss %.3f",
+                static_cast<long long>(step), format_duration(seconds_now()).c_str(),
+                evaluation_loss(translator, dev_examples, batch_options));
+  progress.message(summary);
+  return last_checkpoint;
+}
+
+}  // namespace atencion::translate

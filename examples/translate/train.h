@@ -1,0 +1,35 @@
+// examples/translate/train.h — training the translator: data, tokenizers, model, loop, saves.
+// Lesson: docs/11-training.md, docs/12-translation.md
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "nn/transformer.h"
+
+namespace atencion::translate {
+
+struct TrainOptions {
+  std::string data_path;            // "" = the shipped Tatoeba pairs
+  std::string out_dir = "runs/spa-eng";
+  int64_t max_words = 10;           // keep pairs whose sides have at most this many words
+  uint64_t split_seed = 20180513;   // names the train/dev/test split
+  int64_t vocab_size = 8000;        // per language (an upper bound)
+  nn::TransformerConfig model;      // vocab sizes are filled in from the tokenizers
+  int64_t max_tokens = 4096;        // per batch: B · max(S, T)
+  double label_smoothing = 0.1;
+  int64_t warmup_steps = 400;
+  double lr_factor = 1.0;           // the warm-up schedule's factor
+  double clip_norm = 1.0;
+  double minutes = 0;               // time budget; 0 = none
+  int64_t epochs = 0;               // 0 = until the time budget ends
+  int64_t checkpoint_every = 500;   // steps; a checkpoint is also written at the end
+  int64_t log_every = 50;           // steps between log lines / history points
+  bool resume = false;              // continue from out_dir's latest checkpoint
+  uint64_t seed = 1;                // weights, dropout and batch order
+};
+
+// Trains and writes checkpoints into options.out_dir; returns the last checkpoint's directory.
+std::string train(const TrainOptions& options);
+
+}  // namespace atencion::translate

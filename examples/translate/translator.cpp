@@ -1,0 +1,101 @@
+// examples/translate/translator.cpp — see translator.h.
+#include "translator.h"
+
+#include <stdexcept>
+
+#include "nlohmann/json.hpp"
+#include "nn/loss.h"
+#include "nn/masks.h"
+
+namespace atencion::translate {
+
+BatchTensors to_tensors(const Batch& batch) {
+  BatchTensors tensors;
+  tensors.source = Tensor::from_ids(batch.source_ids, batch.source_shape());
+  tensors.target_input = Tensor::from_ids(batch.target_input_ids, batch.target_shape());
+  tensors.target_output = Tensor::from_ids(batch.target_output_ids, batch.target_shape());
+  tensors.source_mask = nn::padding_mask(batch.source_lengths, batch.source_length);
+  tensors.target_mask = nn::causal_mask(batch.target_length);
+  return tensors;
+}
+
+Translator Translator::create(nn::TransformerConfig config, Tokenizer source_tokenizer,
+                              Tokenizer target_tokenizer, uint64_t seed) {
+  config.src_vocab = source_tokenizer.vocab_size();
+  config.tgt_vocab = target_tokenizer.vocab_size();
+  config.padding_idx = Tokenizer::pad_id;
+  Generator generator(seed);
+  auto model = std::make_shared<nn::Transformer>(config, generator);
+  return Translator{config, std::move(model), std::move(source_tokenizer),
+                    std::move(target_tokenizer)};
+}
+
+Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {
+  nn::TransformerConfig config = config_from_json(checkpoint.config.at("model"));
+  Generator generator(0);  // the weights are replaced by the checkpoint's
+  auto model = std::make_shared<nn::Transformer>(config, generator);
+  model->load_state_dict(checkpoint.model);
+  model->eval();
+  return Translator{config, std::move(model),
+                    Tokenizer::from_serialized(checkpoint.source_tokenizer),
+                    Tokenizer::from_serialized(checkpoint.target_tokenizer)};
+}
+
+Variable Translator::logits(const BatchTensors& batch) const {
+  return model->forward(batch.source, batch.target_input, batch.source_mask, batch.target_mask,
+                        batch.source_mask);
+}
+
+Variable Translator::loss(const BatchTensors& batch, double label_smoothing) const {
+  nn::CrossEntropyOptions options;
+  options.ignore_index = Tokenizer::pad_id;
+  options.label_smoothing = label_smoothing;
+  return nn::cross_entropy(logits(batch), batch.target_output, options);
+}
+
+CheckpointData Translator::to_checkpoint() const {
+  CheckpointData data;
+  data.config["model"] = config_to_json(config);
+  data.model = model->state_dict();
+  data.source_tokenizer = source_tokenizer.serialized();
+  data.target_tokenizer = target_tokenizer.serialized();
+  return data;
+}
+
+nlohmann::json config_to_json(const nn::TransformerConfig& config) {
+  return {{"src_vocab", config.src_vocab},
+          {"tgt_vocab", config.tgt_vocab},
+          {"d_model", config.d_model},
+          {"heads", config.heads},
+          {"encoder_layers", config.encoder_layers},
+          {"decoder_layers", config.decoder_layers},
+          {"d_ff", config.d_ff},
+          {"dropout", config.dropout},
+          {"max_len", config.max_len},
+          {"norm_first", config.norm_first},
+          {"tie_target_embeddings", config.tie_target_embeddings},
+          {"padding_idx", config.padding_idx}};
+}
+
+nn::TransformerConfig config_from_json(const nlohmann::json& json) {
+  nn::TransformerConfig config;
+  try {
+    config.src_vocab = json.at("src_vocab").get<int64_t>();
+    config.tgt_vocab = json.at("tgt_vocab").get<int64_t>();
+    config.d_model = json.at("d_model").get<int64_t>();
+    config.heads = json.at("heads").get<int64_t>();
+    config.encoder_layers = json.at("encoder_layers").get<int64_t>();
+    config.decoder_layers = json.at("decoder_layers").get<int64_t>();
+    config.d_ff = json.at("d_ff").get<int64_t>();
+    config.dropout = json.at("dropout").get<double>();
+    config.max_len = json.at("max_len").get<int64_t>();
+    config.norm_first = json.at("norm_first").get<bool>();
+    config.tie_target_embeddings = json.at("tie_target_embeddings").get<bool>();
+    config.padding_idx = json.at("padding_idx").get<int64_t>();
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error(std::string("config.json: bad model config: ") + error.what());
+  }
+  return config;
+}
+
+}  // namespace atencion::translate

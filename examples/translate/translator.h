@@ -1,0 +1,55 @@
+// examples/translate/translator.h — a Transformer with its two tokenizers: text in, text out.
+// Lesson: docs/12-translation.md
+//
+// The pieces of the translator that every command shares: building the model from a config,
+// turning a batch of ids into the tensors and masks the Transformer takes, the training loss,
+// and saving or loading the whole thing as a checkpoint (checkpoint.h).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "batching.h"
+#include "checkpoint.h"
+#include "nn/transformer.h"
+#include "tokenizer.h"
+
+namespace atencion::translate {
+
+// The tensors of one batch, as the Transformer takes them (masks: Bool, true = may attend).
+struct BatchTensors {
+  Tensor source;          // [B, S] Int64
+  Tensor target_input;    // [B, T] Int64: bos y1 .. yn
+  Tensor target_output;   // [B, T] Int64: y1 .. yn eos (pad where there is nothing)
+  Tensor source_mask;     // [B, 1, 1, S]: the real source tokens (encoder and cross attention)
+  Tensor target_mask;     // [T, T]: causal. Target padding needs no mask of its own: pads come
+                          // last, so no real query looks at them, and the loss ignores them.
+};
+BatchTensors to_tensors(const Batch& batch);
+
+struct Translator {
+  nn::TransformerConfig config;
+  std::shared_ptr<nn::Transformer> model;
+  Tokenizer source_tokenizer;
+  Tokenizer target_tokenizer;
+
+  // A fresh model for these tokenizers (config's vocab sizes and padding_idx are filled in).
+  static Translator create(nn::TransformerConfig config, Tokenizer source_tokenizer,
+                           Tokenizer target_tokenizer, uint64_t seed);
+  // The model and tokenizers of a checkpoint (checkpoint.h), in eval mode.
+  static Translator from_checkpoint(const CheckpointData& checkpoint);
+
+  // logits [B, T, target vocab] for a batch (teacher forcing).
+  Variable logits(const BatchTensors& batch) const;
+  // Mean cross-entropy over the non-pad targets, with label smoothing.
+  Variable loss(const BatchTensors& batch, double label_smoothing) const;
+
+  // The parts of a checkpoint this struct owns: config, model weights, tokenizers.
+  CheckpointData to_checkpoint() const;
+};
+
+nlohmann::json config_to_json(const nn::TransformerConfig& config);
+nn::TransformerConfig config_from_json(const nlohmann::json& json);
+
+}  // namespace atencion::translate

@@ -1,0 +1,36 @@
+// nn/decoding.h — from a trained Transformer to an output sequence: greedy and beam search.
+// Lesson: docs/12-translation.md#decoding
+//
+// The decoder predicts one target token at a time from the source (through the encoder's
+// memory) and the tokens it has produced so far, starting from bos:
+//   greedy:  y_t = argmax_v p(v | source, y_<t), until eos or max_length.
+//   beam:    keep the K best prefixes by total log-probability; extend each by every token and
+//            keep the K best of the K·V candidates; a prefix that ends in eos is finished.
+//            Finished prefixes are ranked by log p / lp(length) with GNMT's length penalty
+//            lp(n) = ((5 + n) / 6)^alpha, so longer outputs are not punished merely for
+//            having more factors below 1.
+// Both run under NoGradGuard in eval mode: nothing is recorded.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nn/transformer.h"
+
+namespace atencion::nn {
+
+struct DecodeOptions {
+  int64_t beam = 1;             // 1 = greedy
+  int64_t max_length = 64;      // output tokens, eos excluded
+  double length_penalty = 0.6;  // alpha of lp(n); 0 ranks by plain log-probability
+  int64_t batch_size = 64;      // greedy decoding runs this many sources at once
+  int64_t pad_id = 0, bos_id = 2, eos_id = 3;
+};
+
+// Output ids (no bos, no eos) for each source's ids. Greedy decoding runs sources in batches
+// sorted by length; beam search runs one source at a time with its beams as the batch.
+std::vector<std::vector<int64_t>> decode(Transformer& model,
+                                         const std::vector<std::vector<int64_t>>& sources,
+                                         const DecodeOptions& options);
+
+}  // namespace atencion::nn
