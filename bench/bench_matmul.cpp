@@ -1,0 +1,77 @@
+// bench/bench_matmul.cpp — matmul speed in GFLOP/s (2·m·n·k floating-point operations per
+// product), through the public atencion::matmul that the layers call.
+// Compare with PyTorch and OpenBLAS: /usr/bin/python3 bench/compare.py (docs/performance.md).
+//
+// Case names are stable so results can be compared across versions:
+//   matmul/N      A·B    for N x N float32 matrices
+//   matmul_nt/N   A·Bᵀ   (the backward's dL/dA = G·Bᵀ; attention scores Q·Kᵀ)
+//   matmul_tn/N   Aᵀ·B   (the backward's dL/dB = Aᵀ·G)
+//   bmm/64x64x64x64   64 products of 64 x 64 by 64 x 64 (one attention head's scores per item)
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "tensor/ops.h"
+#include "tensor/random.h"
+#include "tensor/tensor.h"
+
+namespace {
+
+using atencion::Tensor;
+using atencion::Trans;
+
+// Runs `product` once per benchmark iteration and reports the `gflops` counter,
+// 2·m·n·k·batch floating-point operations per iteration over the wall-clock time (the threads'
+// time together, as a user waits for it; Google Benchmark's own column is CPU time).
+template <typename Product>
+void measure_gflops(benchmark::State& state, double batch, double m, double n, double k,
+                    Product product) {
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) product();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double flops = 2.0 * batch * m * n * k * static_cast<double>(state.iterations());
+  state.counters["gflops"] = benchmark::Counter(flops / seconds * 1e-9);
+}
+
+void run_square(benchmark::State& state, Trans trans_a, Trans trans_b) {
+  const int64_t n = state.range(0);
+  atencion::Generator generator(42);
+  // Stored so that op(a) and op(b) are n x n either way (square, so the shapes match).
+  const Tensor a = atencion::randn({n, n}, generator);
+  const Tensor b = atencion::randn({n, n}, generator);
+  measure_gflops(state, 1, n, n, n, [&] {
+    Tensor c = atencion::matmul(a, b, trans_a, trans_b);
+    benchmark::DoNotOptimize(c.data<float>());
+  });
+}
+
+void matmul(benchmark::State& state) { run_square(state, Trans::No, Trans::No); }
+void matmul_nt(benchmark::State& state) { run_square(state, Trans::No, Trans::Yes); }
+void matmul_tn(benchmark::State& state) { run_square(state, Trans::Yes, Trans::No); }
+
+void bmm(benchmark::State& state) {
+  const int64_t batch = 64, m = 64, k = 64, n = 64;
+  atencion::Generator generator(42);
+  const Tensor a = atencion::randn({batch, m, k}, generator);
+  const Tensor b = atencion::randn({batch, k, n}, generator);
+  measure_gflops(state, batch, m, n, k, [&] {
+    Tensor c = atencion::matmul(a, b);
+    benchmark::DoNotOptimize(c.data<float>());
+  });
+}
+
+void square_sizes(benchmark::internal::Benchmark* b) {
+  for (int64_t n : {64, 128, 256, 512, 1024, 2048}) b->Arg(n);
+  b->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+BENCHMARK(matmul)->Apply(square_sizes);
+BENCHMARK(matmul_nt)->Apply(square_sizes);
+BENCHMARK(matmul_tn)->Apply(square_sizes);
+BENCHMARK(bmm)->Name("bmm/64x64x64x64")->Unit(benchmark::kMicrosecond);
+
+BENCHMARK_MAIN();
