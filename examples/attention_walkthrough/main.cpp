@@ -1,0 +1,328 @@
+// examples/attention_walkthrough/main.cpp — the notebooks' attention lessons, run step by step.
+// Lessons: docs/05-scaled-dot-product-attention.md … docs/09-wide-attention.md
+//
+//   attention_walkthrough [--out DIR]      (default ./walkthrough)
+//
+// 1. Encoder self-attention (notebook 003): "I gave the dog a bone because it was hungry" as
+//    12 tokens of 768 numbers, 8 heads → [1, 12, 768].
+// 2. Decoder masked self-attention (notebook 000): "<s> What is your name" with the causal mask.
+// 3. Encoder-decoder attention (notebook 001): queries from "<s> What is your name" (m_D = 5),
+//    keys and values from "¿ Cuál es tu nombre ?" (m_E = 6).
+// 4. Notebook 004's wide heads on the sentence of part 1.
+// Each step prints its name, shape and the top-left corner of its values; every attention
+// matrix is written as an SVG heat map with the tokens on both axes.
+//
+// No trained weights here (BERT cannot be downloaded): embeddings come from seeded tables and
+// the projections keep their initial values, so the heat maps show the mechanics, not language.
+// Part 3 builds its embeddings so that a word and its translation share a "meaning" vector, as a
+// trained translator's would, which is enough for "nombre" and "name" to find each other.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "autograd/ops.h"
+#include "heatmap_svg.h"
+#include "nn/embedding.h"
+#include "nn/heads.h"
+#include "nn/masks.h"
+#include "nn/multi_head_attention.h"
+#include "nn/scaled_dot_product_attention.h"
+#include "nn/wide_self_attention.h"
+#include "tensor/ops.h"
+#include "tensor/random.h"
+
+namespace {
+
+using namespace atencion;
+using namespace atencion::nn;
+using walkthrough::HeatMap;
+using walkthrough::write_heatmaps_svg;
+using Tokens = std::vector<std::string>;
+
+constexpr int64_t kDModel = 768;  // BERT-base's embedding size (notebook 003)
+constexpr int64_t kHeads = 8;
+
+std::string dims(int64_t rows, int64_t columns) {
+  return "(" + std::to_string(rows) + " × " + std::to_string(columns) + ")";
+}
+
+// `text` padded with spaces to `width` characters (UTF-8: ᵀ and √ are one character each).
+std::string pad(const std::string& text, std::size_t width) {
+  std::size_t characters = 0;
+  for (unsigned char c : text) characters += (c & 0xC0) != 0x80;
+  return text + std::string(width > characters ? width - characters : 0, ' ');
+}
+
+// "  name            [1, 8, 12, 96]   note" and the top-left corner of the last two dims.
+void print_step(const std::string& name, const Tensor& value, const std::string& note = "") {
+  std::printf("  %s %s %s\n", pad(name, 34).c_str(), pad(shape_to_string(value.shape()), 16).c_str(),
+              note.c_str());
+  Tensor matrix = value;
+  while (matrix.dim() > 2) matrix = matrix.select(0, 0);
+  const int64_t rows = std::min<int64_t>(matrix.size(0), 2), columns = std::min<int64_t>(matrix.size(1), 6);
+  for (int64_t r = 0; r < rows; ++r) {
+    std::printf("  %36s", r == 0 ? "corner:" : "");
+    for (int64_t c = 0; c < columns; ++c) std::printf(" %9.4f", matrix.at({r, c}));
+    std::printf("%s\n", matrix.size(1) > columns ? "  …" : "");
+  }
+}
+
+// A [m_q, m_k] weight matrix as a table of percentages with the tokens as labels.
+void print_weights(const Tensor& weights, const Tokens& rows, const Tokens& columns) {
+  std::printf("  %10s", "");
+  for (const auto& token : columns) std::printf(" %8s", token.c_str());
+  std::printf("\n");
+  for (int64_t r = 0; r < weights.size(0); ++r) {
+    std::printf("  %10s", rows[r].c_str());
+    for (int64_t c = 0; c < weights.size(1); ++c) std::printf(" %7.1f%%", 100 * weights.at({r, c}));
+    std::printf("\n");
+  }
+}
+
+// A Bool [n, n] mask as 1 (may attend) and 0.
+void print_mask(const Tensor& mask, const Tokens& tokens) {
+  std::printf("  %10s", "");
+  for (const auto& token : tokens) std::printf(" %6s", token.c_str());
+  std::printf("\n");
+  for (int64_t r = 0; r < mask.size(0); ++r) {
+    std::printf("  %10s", tokens[r].c_str());
+    for (int64_t c = 0; c < mask.size(1); ++c) std::printf(" %6d", mask.at({r, c}) != 0 ? 1 : 0);
+    std::printf("\n");
+  }
+}
+
+struct AttentionSteps {
+  Tensor masked_scores;  // [heads, m_q, m_k] of batch element 0, -inf where masked
+  Tensor weights;        // [heads, m_q, m_k]
+  Tensor output;         // [batch, m_q, d_model]
+};
+
+// MultiHeadAttention::forward, one box of the diagram at a time (nn/multi_head_attention.cpp and
+// nn/scaled_dot_product_attention.cpp), then the module itself to show both agree.
+AttentionSteps narrate_multi_head_attention(MultiHeadAttention& attention, const Variable& query,
+                                            const Variable& key, const Variable& value,
+                                            const Tensor& mask) {
+  NoGradGuard no_grad;
+  const int64_t m_q = query.size(1), m_k = key.size(1), head_dim = attention.head_dim();
+  const std::string heads = std::to_string(attention.heads());
+
+  Variable projected_query = (*attention.q_proj)(query);
+  print_step("Linear q_proj: query W_Qᵀ + b_Q", projected_query.value());
+  Variable projected_key = (*attention.k_proj)(key);
+  print_step("Linear k_proj: key W_Kᵀ + b_K", projected_key.value());
+  Variable projected_value = (*attention.v_proj)(value);
+  print_step("Linear v_proj: value W_Vᵀ + b_V", projected_value.value());
+
+  const Tensor query_heads = split_heads(projected_query, attention.heads()).value();
+  print_step("split_heads(Q)", query_heads, heads + " heads of " + std::to_string(head_dim));
+  const Tensor key_heads = split_heads(projected_key, attention.heads()).value();
+  print_step("split_heads(K)", key_heads);
+  const Tensor value_heads = split_heads(projected_value, attention.heads()).value();
+  print_step("split_heads(V)", value_heads);
+
+  const Tensor scores = matmul(query_heads, key_heads, Trans::No, Trans::Yes);
+  print_step("MatMul: Q Kᵀ", scores,
+             dims(m_q, head_dim) + "·" + dims(head_dim, m_k) + " = " + dims(m_q, m_k) + " per head");
+  const Tensor scaled = div(scores, std::sqrt(static_cast<double>(head_dim)));
+  print_step("Scale: / √" + std::to_string(head_dim), scaled);
+  const Tensor masked = mask.defined() ? masked_fill(scaled, logical_not(mask),
+                                                     -std::numeric_limits<double>::infinity())
+                                       : scaled;
+  if (mask.defined()) print_step("Mask: -inf where the mask is false", masked);
+  const Tensor weights = softmax(masked, -1);
+  print_step("Softmax: each row sums to 1", weights);
+  const Tensor head_outputs = matmul(weights, value_heads);
+  print_step("MatMul: weights · V", head_outputs,
+             dims(m_q, m_k) + "·" + dims(m_k, head_dim) + " = " + dims(m_q, head_dim) + " per head");
+  const Tensor concatenated = merge_heads(Variable(head_outputs)).value();
+  print_step("Concat: merge_heads", concatenated);
+  const Tensor output = (*attention.out_proj)(Variable(concatenated)).value();
+  print_step("Linear out_proj: Concat W_Oᵀ + b_O", output);
+
+  const Tensor from_module = attention(query, key, value, mask).value();
+  const double difference = max(abs(sub(from_module, output))).item();
+  std::printf("  MultiHeadAttention::forward gives the same output (max |difference| %.1e)\n",
+              difference);
+  if (!(difference < 1e-4)) throw std::runtime_error("the narrated steps and the module differ");
+  return {masked.select(0, 0), weights.select(0, 0), output};
+}
+
+std::vector<HeatMap> per_head_maps(const Tensor& weights, const Tokens& rows, const Tokens& columns) {
+  std::vector<HeatMap> maps;
+  for (int64_t head = 0; head < weights.size(0); ++head) {
+    maps.push_back({"head " + std::to_string(head), weights.select(0, head), rows, columns});
+  }
+  return maps;
+}
+
+// Token ids in order of first appearance: the walk-through's whole vocabulary.
+class Vocabulary {
+ public:
+  Tensor ids(const Tokens& tokens) {
+    std::vector<int64_t> ids;
+    for (const auto& token : tokens) ids.push_back(index_.emplace(token, index_.size()).first->second);
+    return Tensor::from_ids(ids, {1, static_cast<int64_t>(ids.size())});
+  }
+
+ private:
+  std::map<std::string, int64_t> index_;
+};
+
+// Part 3's embeddings: each word is its meaning (shared by a word and its translation) plus a
+// little noise of its own. Scales chosen so that matching words score clearly higher than
+// the rest without making the softmax one-hot.
+Variable embed_by_meaning(const Tokens& tokens, const std::map<std::string, int64_t>& meaning_of,
+                          const Tensor& meanings, Generator& generator) {
+  std::vector<Tensor> rows;
+  for (const auto& token : tokens) {
+    const Tensor noise = mul(randn({kDModel}, generator), 0.1);
+    rows.push_back(add(meanings.select(0, meaning_of.at(token)), noise).unsqueeze(0));
+  }
+  return Variable(cat(rows, 0).unsqueeze(0));  // [1, tokens, d_model]
+}
+
+void heading(const std::string& title) { std::printf("\n== %s ==\n", title.c_str()); }
+
+void run(const std::filesystem::path& out) {
+  std::filesystem::create_directories(out);
+  auto written = [&](const std::string& file) {
+    std::printf("  wrote %s\n", (out / file).string().c_str());
+    return (out / file).string();
+  };
+  Generator generator(2024);
+  Vocabulary vocabulary;
+
+  // ---- 1. encoder self-attention (notebook 003) ---------------------------------------------
+  heading("1. Encoder multi-head self-attention (notebook 003, docs/06-multi-head-attention.md)");
+  const Tokens sentence = {"[CLS]", "i", "gave", "the", "dog", "a", "bone",
+                           "because", "it", "was", "hungry", "[SEP]"};
+  const int64_t tokens = static_cast<int64_t>(sentence.size());
+  Embedding token_table(64, kDModel, generator), position_table(64, kDModel, generator);
+  std::vector<int64_t> positions(tokens);
+  for (int64_t i = 0; i < tokens; ++i) positions[i] = i;
+  // As the notebook: token embeddings plus (BERT's learned) position embeddings.
+  const Variable x = add(token_table(vocabulary.ids(sentence)),
+                         position_table(Tensor::from_ids(positions, {1, tokens})));
+  print_step("embeddings + positions", x.value(), std::to_string(tokens) + " tokens");
+
+  // Without the Linear layers each token's query IS its key: x_i·x_i is the largest dot
+  // product in its row, so every token mostly attends to itself (docs/03-linear.md).
+  ScaledDotProductAttention plain;
+  plain(x, x, x);
+  write_heatmaps_svg(written("self_attention_without_projections.svg"),
+                     "softmax(x xᵀ / √768): no projections, every token looks at itself",
+                     {{"no Linear layers", plain.attention_weights().select(0, 0), sentence, sentence}},
+                     1, true);
+
+  MultiHeadAttention encoder_attention(kDModel, kHeads, generator);
+  std::printf("  %s\n", encoder_attention.type_name().c_str());
+  AttentionSteps encoder = narrate_multi_head_attention(encoder_attention, x, x, x, Tensor());
+  std::printf("  output shape %s, as torch.Size([1, 12, 768]) in notebook 003\n",
+              shape_to_string(encoder.output.shape()).c_str());
+  write_heatmaps_svg(written("encoder_self_attention.svg"),
+                     "Encoder self-attention, 8 heads (untrained weights): rows = queries, columns = keys",
+                     per_head_maps(encoder.weights, sentence, sentence), 4, false);
+
+  // ---- 2. decoder masked self-attention (notebook 000) --------------------------------------
+  heading("2. Decoder masked multi-head self-attention (notebook 000, docs/07-masked-attention.md)");
+  const Tokens english = {"<s>", "What", "is", "your", "name"};
+  const Tokens spanish = {"¿", "Cuál", "es", "tu", "nombre", "?"};
+  const std::map<std::string, int64_t> meaning_of = {
+      {"<s>", 0}, {"¿", 1}, {"What", 2}, {"Cuál", 2}, {"is", 3}, {"es", 3},
+      {"your", 4}, {"tu", 4}, {"name", 5}, {"nombre", 5}, {"?", 6}};
+  const Tensor meanings = mul(randn({7, kDModel}, generator), 0.3);
+  const Variable decoder_x = embed_by_meaning(english, meaning_of, meanings, generator);
+  const Variable encoder_x = embed_by_meaning(spanish, meaning_of, meanings, generator);
+  const int64_t m_D = decoder_x.size(1), m_E = encoder_x.size(1);
+
+  const Tensor mask = causal_mask(m_D);
+  std::printf("  causal_mask(%lld): true (1) = may attend; token i sees tokens 0..i\n",
+              static_cast<long long>(m_D));
+  print_mask(mask, english);
+  MultiHeadAttention decoder_attention(kDModel, kHeads, generator);
+  AttentionSteps decoder = narrate_multi_head_attention(decoder_attention, decoder_x, decoder_x,
+                                                        decoder_x, mask);
+  std::printf("  head 0's weights: the upper triangle (the future) is exactly 0\n");
+  print_weights(decoder.weights.select(0, 0), english, english);
+  write_heatmaps_svg(written("decoder_masked_self_attention.svg"),
+                     "Decoder masked self-attention, 8 heads: nothing above the diagonal",
+                     per_head_maps(decoder.weights, english, english), 4, true);
+  write_heatmaps_svg(written("softmax_before_after.svg"),
+                     "Head 0: masked scaled scores (grey = -inf) and their softmax",
+                     {{"scores / √96, masked", decoder.masked_scores.select(0, 0), english, english},
+                      {"softmax(…, dim=-1)", decoder.weights.select(0, 0), english, english}},
+                     2, false);
+
+  // ---- 3. encoder-decoder attention (notebook 001) ------------------------------------------
+  heading("3. Encoder-decoder attention (notebook 001, docs/08-cross-attention.md)");
+  std::printf("  Q = X_D from the decoder (m_D = %lld), K = V = X_E from the encoder (m_E = %lld)\n",
+              static_cast<long long>(m_D), static_cast<long long>(m_E));
+  print_step("X_D", decoder_x.value(), english.front() + " What is your name");
+  print_step("X_E", encoder_x.value(), "¿ Cuál es tu nombre ?");
+  // The notebook's scaled dot-product attention straight on the embeddings, n = 768.
+  ScaledDotProductAttention cross_plain;
+  const Tensor cross_output = cross_plain(decoder_x, encoder_x, encoder_x).value();
+  std::printf("  MatMul X_D X_Eᵀ: %s·%s = %s\n", dims(m_D, kDModel).c_str(),
+              dims(kDModel, m_E).c_str(), dims(m_D, m_E).c_str());
+  std::printf("  MatMul weights · V: %s·%s = %s\n", dims(m_D, m_E).c_str(),
+              dims(m_E, kDModel).c_str(), dims(m_D, kDModel).c_str());
+  print_step("output", cross_output);
+  std::printf("  attention percentages (rows: English queries, columns: Spanish keys)\n");
+  const Tensor cross_weights = cross_plain.attention_weights().select(0, 0);
+  print_weights(cross_weights, english, spanish);
+  write_heatmaps_svg(written("cross_attention_embeddings.svg"),
+                     "softmax(X_D X_Eᵀ / √768): each English token over the Spanish ones",
+                     {{"no projections", cross_weights, english, spanish}}, 1, true);
+
+  MultiHeadAttention cross_attention(kDModel, kHeads, generator);
+  AttentionSteps cross = narrate_multi_head_attention(cross_attention, decoder_x, encoder_x,
+                                                      encoder_x, Tensor());
+  write_heatmaps_svg(written("cross_attention.svg"),
+                     "Encoder-decoder attention, 8 heads (untrained projections): m_D × m_E",
+                     per_head_maps(cross.weights, english, spanish), 4, true);
+
+  // ---- 4. wide heads (notebook 004) ----------------------------------------------------------
+  heading("4. Self-attention with tricks: wide heads (notebook 004, docs/09-wide-attention.md)");
+  WideSelfAttention wide(kDModel, kHeads, generator);
+  std::printf("  %s, %lld parameters\n", wide.type_name().c_str(),
+              static_cast<long long>(wide.parameter_count()));
+  {
+    NoGradGuard no_grad;
+    const Variable queries = split_heads((*wide.toqueries)(x), kHeads);
+    print_step("toqueries + split: every head sees all k", queries.value());
+    const Tensor output = wide(x).value();
+    print_step("unifyheads(Concat)", output);
+  }
+  write_heatmaps_svg(written("wide_self_attention.svg"),
+                     "Wide self-attention (notebook 004), 8 heads of 768 dims each",
+                     per_head_maps(wide.attention_weights().select(0, 0), sentence, sentence), 4,
+                     false);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::filesystem::path out = "walkthrough";
+  for (int i = 1; i < argc; ++i) {
+    const std::string argument = argv[i];
+    if (argument == "--out" && i + 1 < argc) {
+      out = argv[++i];
+    } else {
+      std::cerr << "usage: attention_walkthrough [--out DIR]   (default ./walkthrough)\n";
+      return argument == "--help" || argument == "-h" ? 0 : 2;
+    }
+  }
+  try {
+    run(out);
+  } catch (const std::exception& error) {
+    std::cerr << "attention_walkthrough: " << error.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
