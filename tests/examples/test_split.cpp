@@ -160,6 +160,13 @@ TEST_CASE("the default split of the shipped data", "[translate][split]") {
   const DataSplit split = split_pairs(pairs, SplitOptions{});
   CHECK(sources_of(split.test).size() == 2000);
   CHECK(sources_of(split.dev).size() == 1000);
+  // Pinned: scores are only comparable across versions if the split stays the same.
+  CHECK(split.test.size() == 2108);
+  CHECK(split.dev.size() == 1053);
+  CHECK(split.train.size() == 103821);
+  CHECK(split.test.front().source == "¿Puedes enseñarme esa corbata?");
+  CHECK(split.dev.front().target == "I was tired, but continued working.");
+  CHECK(split.train.front().source == "Tú dijiste eso.");
   CHECK(split.train.size() + split.dev.size() + split.test.size() == pairs.size());
   const auto train = sources_of(split.train);
   int shared = 0;
