@@ -143,5 +143,8 @@ Variable gather(const Variable& x, int64_t dim, const Tensor& index);
 Variable masked_fill(const Variable& x, const Tensor& mask, double value);
 // y = mask ? a : b (broadcasting)     da = g where mask, else 0     db = g where !mask, else 0
 Variable where(const Tensor& mask, const Variable& a, const Variable& b);
+// y = max(a, b) element-wise (broadcasting)   da = g where a > b, db = g where b > a;
+//                                            on ties each gets g / 2 (as torch.maximum)
+Variable maximum(const Variable& a, const Variable& b);
 
 }  // namespace atencion

@@ -1,4 +1,5 @@
-// autograd/ops/select.cpp — choosing between values by a Bool mask (attention masks).
+// autograd/ops/select.cpp — choosing between values by a Bool mask (attention masks), and
+// the element-wise maximum, which chooses by comparing.
 // Lesson: docs/02-autograd.md#masks
 //
 // The mask is a constant. Where an output came from an input, the gradient flows to it
@@ -23,6 +24,24 @@ Variable where(const Tensor& mask, const Variable& a, const Variable& b) {
                   const Tensor zero = Tensor::scalar(0, g.dtype());
                   return {sum_to_shape(where(mask, g, zero), a_shape),
                           sum_to_shape(where(mask, zero, g), b_shape)};
+                });
+}
+
+// y = max(a, b) element-wise (all broadcasting)
+// da = g where a > b, g / 2 where a = b, else 0       db = the same with a and b swapped
+// (at a tie y has a kink; splitting g evenly is PyTorch's choice for torch.maximum)
+Variable maximum(const Variable& a, const Variable& b) {
+  const Tensor a_value = a.value(), b_value = b.value();
+  return record("maximum", maximum(a_value, b_value), {a, b},
+                [=](const Tensor& g) -> Grads {
+                  const Tensor zero = Tensor::scalar(0, g.dtype());
+                  const Tensor half_g = mul(g, 0.5);
+                  const Tensor a_wins = gt(a_value, b_value), b_wins = lt(a_value, b_value);
+                  const Tensor tie = eq(a_value, b_value);
+                  const Tensor grad_a = where(a_wins, g, where(tie, half_g, zero));
+                  const Tensor grad_b = where(b_wins, g, where(tie, half_g, zero));
+                  return {sum_to_shape(grad_a, a_value.shape()),
+                          sum_to_shape(grad_b, b_value.shape())};
                 });
 }
 

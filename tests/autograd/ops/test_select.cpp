@@ -38,3 +38,17 @@ TEST_CASE("where: gradcheck with broadcasting operands", "[gradcheck][where]") {
   CHECK(gradcheck([=](const Inputs& v) { return where(mask, v[0], v[0]); },
                   {random_f64({2, 3}, 3)}));  // a value used twice: gradient 1 everywhere
 }
+
+TEST_CASE("maximum: gradcheck with broadcasting, and ties share the gradient",
+          "[gradcheck][maximum]") {
+  auto f = [](const Inputs& v) { return maximum(v[0], v[1]); };
+  // |a| and |b| differ by at least 0.05 nowhere near a tie: a ∈ ±[0.5, 1.5), b ∈ [-0.4, 0.4)
+  CHECK(gradcheck(f, {away_from_zero_f64({2, 3}, 1), random_f64({3}, 2, -0.4, 0.4)}));
+  CHECK(gradcheck(f, {random_f64({2, 1}, 3, -0.4, 0.4), away_from_zero_f64({3, 2}, 4).t()}));
+
+  Variable a(Tensor::from({1.0, 2.0, 3.0}, DType::Float64), true);
+  Variable b(Tensor::from({3.0, 2.0, 1.0}, DType::Float64), true);
+  sum(maximum(a, b)).backward();
+  CHECK(a.grad().to_vector() == std::vector<double>{0.0, 0.5, 1.0});
+  CHECK(b.grad().to_vector() == std::vector<double>{1.0, 0.5, 0.0});
+}
