@@ -1,0 +1,82 @@
+// tests/nn/optim/test_adam.cpp — nn/optim/adam.cpp against torch.optim.Adam / AdamW and by hand.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "autograd/ops.h"
+#include "nn/optim/adam.h"
+#include "optim_fixture.h"
+
+using namespace atencion;
+using namespace atencion::nn;
+using atencion::testing::require_steps_match_torch;
+using Catch::Matchers::Contains;
+
+TEST_CASE("Adam: the first step moves every parameter by about lr, whatever the gradient's size",
+          "[optim][adam]") {
+  // t = 1: m̂ = g, v̂ = g², so the update is lr · g / (|g| + ε) ≈ lr · sign(g).
+  Variable p(Tensor::from({1.0, 1.0, 1.0}, DType::Float64), true);
+  Adam adam({p}, {.lr = 0.1});
+  sum(p * Variable(Tensor::from({1000.0, -0.001, 0.0}, DType::Float64))).backward();
+  adam.step();
+  const auto values = p.value().to_vector();
+  REQUIRE(values[0] == Approx(1.0 - 0.1 * 1000 / (1000 + 1e-8)).epsilon(1e-14));
+  REQUIRE(values[1] == Approx(1.0 + 0.1 * 0.001 / (0.001 + 1e-8)).epsilon(1e-14));
+  REQUIRE(values[2] == 1.0);  // g = 0: m = 0, no move
+  REQUIRE(adam.step_count(0) == 1);
+}
+
+TEST_CASE("Adam and AdamW: match torch.optim over 5 steps", "[optim][adam][fixture]") {
+  SECTION("Adam, betas (0.9, 0.98), eps 1e-9, L2 weight decay 0.1") {
+    require_steps_match_torch("optim_adam_f64", [](std::vector<Variable> parameters) {
+      return std::make_unique<Adam>(
+          std::move(parameters),
+          AdamOptions{.lr = 0.05, .beta2 = 0.98, .eps = 1e-9, .weight_decay = 0.1});
+    });
+  }
+  SECTION("AdamW, decoupled weight decay 0.1") {
+    require_steps_match_torch("optim_adamw_f64", [](std::vector<Variable> parameters) {
+      return std::make_unique<AdamW>(std::move(parameters),
+                                     AdamWOptions{.lr = 0.05, .weight_decay = 0.1});
+    });
+  }
+  SECTION("Adam in float32") {
+    require_steps_match_torch("optim_adam_f32", [](std::vector<Variable> parameters) {
+      return std::make_unique<Adam>(std::move(parameters), AdamOptions{.lr = 0.05});
+    });
+  }
+}
+
+TEST_CASE("Adam: a run restarted from state_dict() continues exactly", "[optim][adam][fixture]") {
+  require_steps_match_torch(
+      "optim_adamw_f64",
+      [](std::vector<Variable> parameters) {
+        return std::make_unique<AdamW>(std::move(parameters),
+                                       AdamWOptions{.lr = 0.05, .weight_decay = 0.1});
+      },
+      /*restart_at=*/3);
+}
+
+TEST_CASE("Adam: state names, and bad options or state refused", "[optim][adam]") {
+  Variable p(Tensor::zeros({2}), true), q(Tensor::zeros({1}), true);
+  Adam adam({p, q}, {});
+  REQUIRE(adam.state_dict().empty());  // nothing until a step
+  sum(p * 3.0).backward();
+  adam.step();
+  const auto state = adam.state_dict();  // q had no gradient: no state
+  REQUIRE(state.size() == 3);
+  REQUIRE(state[0].first == "0.step");
+  REQUIRE(state[0].second.dtype() == DType::Int64);
+  REQUIRE(state[1].first == "0.exp_avg");
+  REQUIRE(state[1].second.to_vector()[0] == Approx(0.3));  // (1 − β1)·g
+  REQUIRE(state[2].first == "0.exp_avg_sq");
+  REQUIRE(state[2].second.to_vector()[0] == Approx(0.009));  // (1 − β2)·g²
+
+  REQUIRE_THROWS_WITH(Adam({p}, {.beta1 = 1.0}), Contains("betas"));
+  REQUIRE_THROWS_WITH(AdamW({p}, {.eps = -1}), Contains("AdamW"));
+  Adam fresh({p, q}, {});
+  REQUIRE_THROWS_WITH(fresh.load_state_dict({state[0], state[1]}), Contains("missing '0.exp_avg_sq'"));
+  REQUIRE_THROWS_WITH(fresh.load_state_dict({state[0], state[1], state[2],
+                                             {"extra", Tensor::zeros({1})}}),
+                      Contains("4 entries, but only 3"));
+}
