@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "autograd/gradcheck_helpers.h"
 #include "autograd/ops.h"
 #include "autograd/variable.h"
 
@@ -197,5 +198,71 @@ TEST_CASE("backward: a chain of 100000 ops does not overflow the stack", "[engin
     Variable y = x;
     for (int i = 0; i < depth; ++i) y = neg(y);
     CHECK(y.item() == 1.0);
+  }
+}
+
+namespace {
+// A small network touching many ops: y = gelu(x W + b), normalised over features, scaled,
+// log_softmax, the picked log-probabilities (gather), mean, plus a tanh² penalty.
+// The same program in PyTorch is in the comment of the test below.
+Variable small_network(const Variable& x, const Variable& weight, const Variable& bias) {
+  Variable hidden = gelu(add(matmul(x, weight), bias));
+  Variable centered = sub(hidden, mean(hidden, {-1}, true));
+  Variable normalised = div(centered, sqrt(add(var(hidden, {-1}, 0, true), 1e-5)));
+  Variable log_probabilities = log_softmax(mul(normalised, 2.0), -1);
+  const Tensor targets = Tensor::from_ids({1, 2}, {2, 1});
+  Variable penalty = mul(sum(pow(tanh(x), 2.0)), 0.1);
+  return add(neg(mean(gather(log_probabilities, 1, targets))), penalty);
+}
+}  // namespace
+
+TEST_CASE("backward: a small network matches PyTorch's gradients", "[engine]") {
+  // x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=torch.float64, requires_grad=True)
+  // w = torch.tensor([[0.1, -0.2, 0.7], [0.3, 0.4, -0.1], [-0.5, 0.6, 0.2]], ...)
+  // b = torch.tensor([0.05, -0.05, 0.1], ...)
+  // h = F.gelu(x @ w + b)
+  // n = (h - h.mean(-1, keepdim=True)) / torch.sqrt(h.var(-1, keepdim=True, unbiased=False) + 1e-5)
+  // loss = -torch.log_softmax(n * 2.0, -1).gather(1, torch.tensor([[1], [2]])).mean()
+  //        + torch.tanh(x).pow(2).sum() * 0.1
+  // loss.backward()
+  Variable x(Tensor::from({{0.5, -1.0, 2.0}, {1.5, 0.25, -0.75}}, DType::Float64), true);
+  Variable weight(
+      Tensor::from({{0.1, -0.2, 0.7}, {0.3, 0.4, -0.1}, {-0.5, 0.6, 0.2}}, DType::Float64), true);
+  Variable bias(Tensor::from({0.05, -0.05, 0.1}, DType::Float64), true);
+  Variable loss = small_network(x, weight, bias);
+  CHECK(loss.item() == Approx(1.2826937349135985).epsilon(1e-12));
+  loss.backward();
+  const std::vector<double> torch_x_grad{1.6633892806043182,   -1.1361099489729125,
+                                         -0.9293256858128958,  -0.14116408395429106,
+                                         0.1988021096452694,   -0.34496326104744063};
+  const std::vector<double> torch_weight_grad{0.571659283469442,    -1.104484477637112,
+                                              0.3663895740486348,   0.1925444388877502,
+                                              2.197897550785435,    -1.7340676458834416,
+                                              -0.48784757053139527, -4.394943455071732,
+                                              3.545157483904281};
+  const std::vector<double> torch_bias_grad{0.32124902489172447, -2.202155783281123,
+                                            1.3489566851964523};
+  CHECK(allclose(x.grad(), Tensor::from_vector(torch_x_grad, {2, 3}, DType::Float64), 1e-10, 1e-12));
+  CHECK(allclose(weight.grad(), Tensor::from_vector(torch_weight_grad, {3, 3}, DType::Float64),
+                 1e-10, 1e-12));
+  CHECK(allclose(bias.grad(), Tensor::from_vector(torch_bias_grad, {3}, DType::Float64), 1e-10,
+                 1e-12));
+
+  SECTION("and gradcheck agrees, w.r.t. the input and both parameters") {
+    Variable weight_copy(weight.value().clone(), true), bias_copy(bias.value().clone(), true);
+    auto network = [&](const std::vector<Variable>& v) {
+      return small_network(v[0], weight_copy, bias_copy);
+    };
+    CHECK(gradcheck(network, {x.value()}, {weight_copy, bias_copy}));
+  }
+  SECTION("and in float32 the same gradients to float32 precision") {
+    Variable x32(x.value().to(DType::Float32), true);
+    Variable weight32(weight.value().to(DType::Float32), true);
+    Variable bias32(bias.value().to(DType::Float32), true);
+    small_network(x32, weight32, bias32).backward();
+    CHECK(x32.grad().dtype() == DType::Float32);
+    CHECK(allclose(x32.grad().to(DType::Float64), x.grad(), 1e-4, 1e-5));
+    CHECK(allclose(weight32.grad().to(DType::Float64), weight.grad(), 1e-4, 1e-5));
+    CHECK(allclose(bias32.grad().to(DType::Float64), bias.grad(), 1e-4, 1e-5));
   }
 }
