@@ -112,11 +112,12 @@ void run_gemm(const Tensor& a, const Tensor& b, Tensor& out, const MatmulOperand
   const T* a_data = dense_a.data<T>();
   const T* b_data = dense_b.data<T>();
   T* out_data = out.data<T>();
-  batches.for_each_run(0, batches.numel(), [&](const std::array<int64_t, 3>& offsets, int64_t run) {
+  auto multiply = [&](const std::array<int64_t, 3>& offsets, int64_t run) {
     gemm_batched(shape, run, a_data + offsets[0], batches.inner_stride(0), b_data + offsets[1],
                  batches.inner_stride(1), out_data + offsets[2], batches.inner_stride(2),
                  /*accumulate=*/false);
-  });
+  };
+  batches.for_each_run(0, batches.numel(), multiply);
 }
 
 }  // namespace

@@ -63,10 +63,7 @@ void for_each_output(const ReductionPlan& plan, const Tensor& x, PerOutput per_o
   const detail::LoopNest<1> kept(plan.kept_shape, {plan.kept_strides});
   const detail::LoopNest<1> walk(plan.reduced_shape, {plan.reduced_strides});
   detail::parallel_for(plan.out_count, plan.reduced_count, [&](int64_t o) {
-    int64_t base = 0;
-    kept.for_each_run(o, o + 1, [&](const std::array<int64_t, 1>& offsets, int64_t) {
-      base = offsets[0];
-    });
+    const int64_t base = kept.offsets_at(o)[0];
     auto for_each_value = [&](auto&& f) {
       int64_t position = 0;
       walk.for_each_run(0, plan.reduced_count, [&](const std::array<int64_t, 1>& offsets,
@@ -108,9 +105,7 @@ std::vector<double> sum_terms(const ReductionPlan& plan, const Tensor& x, Term t
                        [&](int64_t task) {
     const int64_t first = task / blocks_per_row * width + task % blocks_per_row * kBlock;
     const int64_t count = std::min(kBlock, width - task % blocks_per_row * kBlock);
-    int64_t base = 0;
-    kept.for_each_run(first, first + 1,
-                      [&](const std::array<int64_t, 1>& offsets, int64_t) { base = offsets[0]; });
+    const int64_t base = kept.offsets_at(first)[0];
     double* accumulators = totals.data() + first;
     walk.for_each_run(0, plan.reduced_count, [&](const std::array<int64_t, 1>& offsets,
                                                  int64_t run) {

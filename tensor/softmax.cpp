@@ -1,5 +1,6 @@
 // tensor/softmax.cpp — softmax and log_softmax along one dim, computed stably.
-// Lesson: docs/01-tensor.md#softmax (why: notebook 004, /work/shared/seeds/004_4011aa341ba97f65.txt)
+// Lesson: docs/01-tensor.md#softmax
+// Why: notebook 004 (/work/shared/seeds/004_4011aa341ba97f65.txt) on softmax overflowing.
 //
 //   softmax(x)_i     = exp(x_i - max) / sum_j exp(x_j - max)
 //   log_softmax(x)_i = x_i - max - log(sum_j exp(x_j - max))
@@ -37,10 +38,7 @@ void softmax_rows(const Tensor& x, Tensor& out, int64_t dim) {
   constexpr T kMinusInf = -std::numeric_limits<T>::infinity();
 
   detail::parallel_for(rows.numel(), length, [&](int64_t row) {
-    std::array<int64_t, 2> start{};
-    rows.for_each_run(row, row + 1, [&](const std::array<int64_t, 2>& offsets, int64_t) {
-      start = offsets;
-    });
+    const std::array<int64_t, 2> start = rows.offsets_at(row);
     const T* in = x_data + start[0];
     T* result = out_data + start[1];
 

@@ -149,7 +149,10 @@ Tensor Tensor::zeros_like(const Tensor& other) { return zeros(other.shape(), oth
 
 int64_t Tensor::numel() const { return shape_numel(shape_); }
 
-int64_t Tensor::size(int64_t d) const { return shape_[normalize_dim("size", d, dim())]; }
+int64_t Tensor::size(int64_t d) const {
+  if (dim() == 0) throw std::invalid_argument("size: a rank-0 tensor has no dims");
+  return shape_[normalize_dim("size", d, dim())];
+}
 
 // Row-major with no gaps; size-1 dims may have any stride (they are never stepped through).
 bool Tensor::is_contiguous() const {

@@ -84,6 +84,13 @@ bool view_strides(const Shape& old_shape, const Shape& old_strides, const Shape&
   return new_d == -1;
 }
 
+// Ops that pick along a dim need one: a rank-0 tensor has none.
+void check_has_dims(const char* op, const Tensor& t) {
+  if (t.dim() == 0) {
+    throw std::invalid_argument(std::string(op) + ": cannot be applied to a rank-0 tensor");
+  }
+}
+
 }  // namespace
 
 Tensor Tensor::view(const Shape& requested) const {
@@ -149,6 +156,7 @@ Tensor Tensor::permute(const std::vector<int64_t>& dims) const {
 }
 
 Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
+  check_has_dims("narrow", *this);
   const int64_t d = normalize_dim("narrow", dim_, dim());
   const int64_t size = shape_[d];
   if (start < 0) start += size;
@@ -165,6 +173,7 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
 
 // Python-style bounds: negative start/end count from the end, and both are clamped to the dim.
 Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) const {
+  check_has_dims("slice", *this);
   const int64_t d = normalize_dim("slice", dim_, dim());
   if (step <= 0) {
     throw std::invalid_argument("slice: step must be positive, got " + std::to_string(step));
@@ -184,6 +193,7 @@ Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) con
 }
 
 Tensor Tensor::select(int64_t dim_, int64_t index) const {
+  check_has_dims("select", *this);
   const int64_t d = normalize_dim("select", dim_, dim());
   const int64_t size = shape_[d];
   if (index < -size || index >= size) {

@@ -76,6 +76,17 @@ inline Shape broadcast_strides(const Tensor& t, const Shape& shape) {
   return strides;
 }
 
+// Splits [0, count) over threads when work (count * cost) is large; fn(i) for every i.
+template <typename Fn>
+void parallel_for(int64_t count, int64_t cost_per_item, Fn&& fn) {
+  if (count * cost_per_item < kParallelThreshold || num_threads() == 1 || count < 2) {
+    for (int64_t i = 0; i < count; ++i) fn(i);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(num_threads())
+  for (int64_t i = 0; i < count; ++i) fn(i);
+}
+
 // A loop nest over `shape` with N stride sets (one per operand), simplified first: size-1 dims
 // are dropped and neighbouring dims merged when every operand steps through them as one
 // (stride[d] == stride[d+1] * size[d+1]). A contiguous tensor becomes a single 1-D run.
@@ -108,6 +119,17 @@ struct LoopNest {
   int64_t numel() const { return shape_numel(shape); }
   int64_t inner_stride(std::size_t k) const { return strides[k].back(); }
 
+  // Each operand's element offset at row-major position `position` (0 <= position < numel).
+  std::array<int64_t, N> offsets_at(int64_t position) const {
+    std::array<int64_t, N> offsets{};
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      const int64_t index = position % shape[d];
+      position /= shape[d];
+      for (std::size_t k = 0; k < N; ++k) offsets[k] += index * strides[k][d];
+    }
+    return offsets;
+  }
+
   // Visits row-major positions [begin, end) as runs along the last dim:
   // body(offsets, run) where offsets[k] is operand k's element offset at the run's start and
   // the run continues with inner_stride(k).
@@ -116,13 +138,11 @@ struct LoopNest {
     if (begin >= end) return;
     const int64_t ndim = static_cast<int64_t>(shape.size());
     std::vector<int64_t> index(ndim);
-    std::array<int64_t, N> offsets{};
-    int64_t rest = begin;
-    for (int64_t d = ndim - 1; d >= 0; --d) {
+    for (int64_t d = ndim - 1, rest = begin; d >= 0; --d) {
       index[d] = rest % shape[d];
       rest /= shape[d];
-      for (std::size_t k = 0; k < N; ++k) offsets[k] += index[d] * strides[k][d];
     }
+    std::array<int64_t, N> offsets = offsets_at(begin);
     const int64_t last = ndim - 1;
     for (int64_t position = begin; position < end;) {
       const int64_t run = std::min(shape[last] - index[last], end - position);
@@ -140,10 +160,50 @@ struct LoopNest {
     }
   }
 
-  // The whole nest, split into equal slices of positions across threads when it is large.
-  // Each position is visited by exactly one thread, so results do not depend on threads.
+  // True when some operand is read across its memory order: its innermost dim has a large
+  // stride while the dim before has stride 1 (a transposed view). Walking row by row would then
+  // touch a new cache line for every element.
+  bool crosses_memory_order() const {
+    if (shape.size() < 2 || numel() < 4096) return false;
+    for (std::size_t k = 0; k < N; ++k) {
+      if (strides[k][shape.size() - 2] == 1 && strides[k].back() > 1) return true;
+    }
+    return false;
+  }
+
+  // The last two dims in square tiles of kTile x kTile, each tile as up to kTile runs of up to
+  // kTile: a transposed operand's cache lines are reused by the tile's next rows.
+  template <typename Body>
+  void for_each_run_tiled(Body&& body) const {
+    constexpr int64_t kTile = 32;
+    const std::size_t last = shape.size() - 1;
+    const int64_t rows = shape[last - 1], columns = shape[last];
+    const int64_t row_tiles = (rows + kTile - 1) / kTile;
+    const int64_t column_tiles = (columns + kTile - 1) / kTile;
+    const int64_t tiles_per_matrix = row_tiles * column_tiles;
+    parallel_for(numel() / (rows * columns) * tiles_per_matrix, kTile * kTile, [&](int64_t tile) {
+      const int64_t matrix = tile / tiles_per_matrix;
+      const int64_t first_row = tile % tiles_per_matrix / column_tiles * kTile;
+      const int64_t first_column = tile % column_tiles * kTile;
+      const int64_t run = std::min(kTile, columns - first_column);
+      std::array<int64_t, N> offsets =
+          offsets_at((matrix * rows + first_row) * columns + first_column);
+      for (int64_t row = first_row; row < std::min(rows, first_row + kTile); ++row) {
+        body(offsets, run);
+        for (std::size_t k = 0; k < N; ++k) offsets[k] += strides[k][last - 1];
+      }
+    });
+  }
+
+  // The whole nest, split into equal slices of positions across threads when it is large
+  // (or into tiles, see crosses_memory_order). Each position is visited by exactly one
+  // thread, so results do not depend on threads.
   template <typename Body>
   void parallel_for_each_run(Body&& body) const {
+    if (crosses_memory_order()) {
+      for_each_run_tiled(body);
+      return;
+    }
     const int64_t total = numel();
     if (total < kParallelThreshold || num_threads() == 1) {
       for_each_run(0, total, body);
@@ -159,17 +219,6 @@ struct LoopNest {
     }
   }
 };
-
-// Splits [0, count) over threads when work (count * cost) is large; fn(i) for every i.
-template <typename Fn>
-void parallel_for(int64_t count, int64_t cost_per_item, Fn&& fn) {
-  if (count * cost_per_item < kParallelThreshold || num_threads() == 1 || count < 2) {
-    for (int64_t i = 0; i < count; ++i) fn(i);
-    return;
-  }
-#pragma omp parallel for schedule(static) num_threads(num_threads())
-  for (int64_t i = 0; i < count; ++i) fn(i);
-}
 
 // out[i] = fn(in_0[i], in_1[i], ...) over out's shape; every input broadcasts to out's shape.
 // Out and In... are the C++ element types; out may be any strided view (for in-place ops).

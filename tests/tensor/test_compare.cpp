@@ -1,6 +1,5 @@
 // tests/tensor/test_compare.cpp — masks, where, masked_fill, allclose (tensor/compare.cpp).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 
@@ -43,7 +42,8 @@ TEST_CASE("logical_and and logical_not", "[compare]") {
                       Contains("logical_and: the second operand must be a bool tensor"));
 }
 
-TEST_CASE("where picks a where the mask is true, b elsewhere, broadcasting all three", "[compare]") {
+TEST_CASE("where picks a where the mask is true, b elsewhere, broadcasting all three",
+          "[compare]") {
   Tensor mask = Tensor::from({1, 0, 1}, DType::Bool);
   Tensor a = Tensor::from({{1, 2, 3}, {4, 5, 6}});
   Tensor b = Tensor::scalar(-1);

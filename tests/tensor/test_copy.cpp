@@ -14,7 +14,7 @@ TEST_CASE("to converts dtype and returns the same tensor when nothing changes", 
   CHECK(doubles.dtype() == DType::Float64);
   CHECK(doubles.to_vector() == std::vector<double>{1.5, -2, 0, 3});
   CHECK(x.to(DType::Int64).to_ids() == std::vector<int64_t>{1, -2, 0, 3});  // truncates
-  CHECK(x.to(DType::Bool).to_ids() == std::vector<int64_t>{1, 1, 0, 1});     // nonzero -> 1
+  CHECK(x.to(DType::Bool).to_ids() == std::vector<int64_t>{1, 1, 0, 1});    // nonzero -> 1
   CHECK(x.t().to(DType::Float64).to_vector() == std::vector<double>{1.5, 0, -2, 3});
 }
 
@@ -63,4 +63,22 @@ TEST_CASE("fill_ sets every element of a view", "[copy]") {
   Tensor mask = Tensor::zeros({2}, DType::Bool);
   mask.fill_(1);
   CHECK(mask.to_ids() == std::vector<int64_t>{1, 1});
+}
+
+TEST_CASE("copying a large transposed view (the tiled walk) keeps every element", "[copy]") {
+  // [3, 45, 70] read as [3, 70, 45]: more than one 32 x 32 tile per matrix, ragged edges.
+  Tensor x = Tensor::arange(0, 3 * 45 * 70, 1, DType::Float64).view({3, 45, 70});
+  Tensor transposed = x.transpose(1, 2);
+  Tensor copy = transposed.contiguous();
+  CHECK(copy.is_contiguous());
+  bool all_equal = true;
+  for (int64_t b = 0; b < 3; ++b) {
+    for (int64_t i = 0; i < 70; ++i) {
+      for (int64_t j = 0; j < 45; ++j) {
+        // copy[b][i][j] = x[b][j][i] = b*3150 + j*70 + i
+        all_equal = all_equal && copy.at({b, i, j}) == b * 3150 + j * 70 + i;
+      }
+    }
+  }
+  CHECK(all_equal);
 }

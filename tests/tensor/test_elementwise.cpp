@@ -1,6 +1,5 @@
 // tests/tensor/test_elementwise.cpp — element-wise ops and broadcasting (tensor/elementwise.cpp).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "tensor/ops.h"
@@ -16,8 +15,9 @@ TEST_CASE("broadcast_shapes aligns on the right", "[elementwise]") {
   CHECK(broadcast_shapes("op", {}, {2, 2}) == Shape{2, 2});
   CHECK(broadcast_shapes("op", {0, 1}, {1, 4}) == Shape{0, 4});
   REQUIRE_THROWS_AS(broadcast_shapes("add", {2, 3}, {2}), std::invalid_argument);
-  REQUIRE_THROWS_WITH(broadcast_shapes("add", {2, 3}, {2}),
-                      Contains("add: shapes [2, 3] and [2] cannot be broadcast (size 3 vs 2 in dim 1)"));
+  REQUIRE_THROWS_WITH(
+      broadcast_shapes("add", {2, 3}, {2}),
+      Contains("add: shapes [2, 3] and [2] cannot be broadcast (size 3 vs 2 in dim 1)"));
 }
 
 TEST_CASE("binary ops broadcast like NumPy", "[elementwise]") {
@@ -33,7 +33,8 @@ TEST_CASE("binary ops broadcast like NumPy", "[elementwise]") {
   CHECK((matrix - row).to_vector() == std::vector<double>{-9, -18, -27, -6, -15, -24});
   CHECK((matrix * column).to_vector() == std::vector<double>{100, 200, 300, 800, 1000, 1200});
   CHECK((row / matrix.select(0, 0)).to_vector() == std::vector<double>{10, 10, 10});
-  CHECK(maximum(matrix, Tensor::scalar(3.5)).to_vector() == std::vector<double>{3.5, 3.5, 3.5, 4, 5, 6});
+  CHECK(maximum(matrix, Tensor::scalar(3.5)).to_vector() ==
+        std::vector<double>{3.5, 3.5, 3.5, 4, 5, 6});
   // A transposed operand is read through its strides.
   CHECK((matrix.t() + matrix.t()).to_vector() == std::vector<double>{2, 8, 4, 10, 6, 12});
 }
@@ -54,21 +55,25 @@ TEST_CASE("scalar forms", "[elementwise]") {
 TEST_CASE("unary ops", "[elementwise]") {
   Tensor x = Tensor::from({-1, 0, 0.5, 2}, DType::Float64);
   CHECK(neg(x).to_vector() == std::vector<double>{1, 0, -0.5, -2});
-  CHECK_THAT(exp(x).to_vector(),
-             Catch::Matchers::Approx(std::vector<double>{std::exp(-1.0), 1, std::exp(0.5), std::exp(2.0)}));
-  CHECK_THAT(log(Tensor::from({1, M_E}, DType::Float64)).to_vector(), Catch::Matchers::Approx(std::vector<double>{0, 1}));
+  CHECK_THAT(exp(x).to_vector(), Catch::Matchers::Approx(std::vector<double>{
+                                     std::exp(-1.0), 1, std::exp(0.5), std::exp(2.0)}));
+  CHECK_THAT(log(Tensor::from({1, M_E}, DType::Float64)).to_vector(),
+             Catch::Matchers::Approx(std::vector<double>{0, 1}));
   CHECK(sqrt(Tensor::from({4, 9})).to_vector() == std::vector<double>{2, 3});
   CHECK(pow(x, 2).to_vector() == std::vector<double>{1, 0, 0.25, 4});
-  CHECK_THAT(pow(Tensor::from({4, 9}, DType::Float64), 0.5).to_vector(), Catch::Matchers::Approx(std::vector<double>{2, 3}));
-  CHECK_THAT(tanh(x).to_vector(),
-             Catch::Matchers::Approx(std::vector<double>{std::tanh(-1.0), 0, std::tanh(0.5), std::tanh(2.0)}));
+  CHECK_THAT(pow(Tensor::from({4, 9}, DType::Float64), 0.5).to_vector(),
+             Catch::Matchers::Approx(std::vector<double>{2, 3}));
+  CHECK_THAT(tanh(x).to_vector(), Catch::Matchers::Approx(std::vector<double>{
+                                      std::tanh(-1.0), 0, std::tanh(0.5), std::tanh(2.0)}));
   CHECK(relu(x).to_vector() == std::vector<double>{0, 0, 0.5, 2});
   CHECK(abs(x).to_vector() == std::vector<double>{1, 0, 0.5, 2});
   // gelu(x) = x * Phi(x); Phi(-1) = 0.15865525393145707, Phi(0.5) = 0.6914624612740131,
   // Phi(2) = 0.9772498680518208 (standard normal CDF table values).
-  CHECK_THAT(gelu(x).to_vector(),
-             Catch::Matchers::Approx(std::vector<double>{-0.15865525393145707, 0, 0.5 * 0.6914624612740131,
-                                        2 * 0.9772498680518208}).epsilon(1e-12));
+  CHECK_THAT(
+      gelu(x).to_vector(),
+      Catch::Matchers::Approx(std::vector<double>{-0.15865525393145707, 0, 0.5 * 0.6914624612740131,
+                                                  2 * 0.9772498680518208})
+          .epsilon(1e-12));
 }
 
 TEST_CASE("in-place add_ and mul_", "[elementwise]") {
@@ -97,11 +102,13 @@ TEST_CASE("dtype errors name the op and the dtypes", "[elementwise]") {
   REQUIRE_THROWS_AS(add(f32, f64), std::invalid_argument);
   REQUIRE_THROWS_WITH(add(f32, f64), Contains("add: dtype mismatch float32 vs float64"));
   REQUIRE_THROWS_WITH(mul(f64, f32), Contains("mul: dtype mismatch float64 vs float32"));
-  REQUIRE_THROWS_WITH(add(ids, ids), Contains("add: expected a float32 or float64 tensor, got int64"));
+  REQUIRE_THROWS_WITH(add(ids, ids),
+                      Contains("add: expected a float32 or float64 tensor, got int64"));
   REQUIRE_THROWS_WITH(exp(Tensor::zeros({2}, DType::Bool)),
                       Contains("exp: expected a float32 or float64 tensor, got bool"));
   REQUIRE_THROWS_WITH(add(Tensor(), f32), Contains("add: the tensor is undefined"));
-  REQUIRE_THROWS_WITH(mul_(ids, 2.0), Contains("mul_: expected a float32 or float64 tensor, got int64"));
+  REQUIRE_THROWS_WITH(mul_(ids, 2.0),
+                      Contains("mul_: expected a float32 or float64 tensor, got int64"));
 }
 
 TEST_CASE("large inputs take the parallel path and match the serial result", "[elementwise]") {

@@ -22,7 +22,8 @@ TEST_CASE("index_select picks rows by id, like an embedding lookup", "[indexing]
   CHECK(index_select(table, 1, Tensor::from_ids({1, 1, 0}, {3})).to_vector() ==
         Values{1, 1, 0, 11, 11, 10, 21, 21, 20, 31, 31, 30, 41, 41, 40});
   Tensor ints = Tensor::from_ids({5, 6, 7}, {3});
-  CHECK(index_select(ints, 0, Tensor::from_ids({2, 2}, {2})).to_ids() == std::vector<int64_t>{7, 7});
+  CHECK(index_select(ints, 0, Tensor::from_ids({2, 2}, {2})).to_ids() ==
+        std::vector<int64_t>{7, 7});
   REQUIRE_THROWS_AS(index_select(table, 0, Tensor::from_ids({7}, {1})), std::out_of_range);
   REQUIRE_THROWS_WITH(index_select(table, 0, Tensor::from_ids({7}, {1})),
                       Contains("index_select: id 7 out of range for dim 0 of size 5"));
@@ -63,9 +64,11 @@ TEST_CASE("gather picks one entry per position along a dim", "[indexing]") {
   CHECK(gather(x, -1, Tensor::from_ids({1, 2}, {2, 1})).to_vector() == Values{2, 6});
   REQUIRE_THROWS_WITH(gather(x, 1, Tensor::from_ids({3}, {1, 1})),
                       Contains("gather: id 3 out of range for dim 1 of size 3"));
-  REQUIRE_THROWS_WITH(gather(x, 1, Tensor::from_ids({0, 0, 0}, {3, 1})),
-                      Contains("gather: index of shape [3, 1] does not fit x of shape [2, 3] outside dim 1"));
-  REQUIRE_THROWS_WITH(gather(x, 1, Tensor::from_ids({0}, {1})), Contains("gather: index of shape [1]"));
+  REQUIRE_THROWS_WITH(
+      gather(x, 1, Tensor::from_ids({0, 0, 0}, {3, 1})),
+      Contains("gather: index of shape [3, 1] does not fit x of shape [2, 3] outside dim 1"));
+  REQUIRE_THROWS_WITH(gather(x, 1, Tensor::from_ids({0}, {1})),
+                      Contains("gather: index of shape [1]"));
 }
 
 TEST_CASE("scatter_add is the adjoint of gather", "[indexing]") {
@@ -81,8 +84,9 @@ TEST_CASE("scatter_add is the adjoint of gather", "[indexing]") {
   const double left = sum(mul(gather(x, 0, positions), y)).item();
   const double right = sum(mul(x, scatter_add({3, 4}, 0, positions, y))).item();
   CHECK(left == Approx(right).epsilon(1e-12));
-  REQUIRE_THROWS_WITH(scatter_add({2, 3}, 1, index, Tensor::zeros({2, 3})),
-                      Contains("scatter_add: index of shape [2, 2] and source of shape [2, 3] differ"));
+  REQUIRE_THROWS_WITH(
+      scatter_add({2, 3}, 1, index, Tensor::zeros({2, 3})),
+      Contains("scatter_add: index of shape [2, 2] and source of shape [2, 3] differ"));
   REQUIRE_THROWS_WITH(scatter_add({2, 2}, 1, index, source),
                       Contains("scatter_add: id 2 out of range for dim 1 of size 2"));
 }

@@ -24,8 +24,9 @@ TEST_CASE("cat along each dim", "[join]") {
 TEST_CASE("cat errors", "[join]") {
   Tensor a = Tensor::zeros({2, 2});
   REQUIRE_THROWS_WITH(cat({}, 0), Contains("cat: expected at least one tensor"));
-  REQUIRE_THROWS_WITH(cat({a, Tensor::zeros({3, 3})}, 0),
-                      Contains("cat: tensor 1 of shape [3, 3] does not match [2, 2] outside dim 0"));
+  REQUIRE_THROWS_WITH(
+      cat({a, Tensor::zeros({3, 3})}, 0),
+      Contains("cat: tensor 1 of shape [3, 3] does not match [2, 2] outside dim 0"));
   REQUIRE_THROWS_WITH(cat({a, Tensor::zeros({2})}, 0), Contains("cat: tensor 1 of shape [2]"));
   REQUIRE_THROWS_WITH(cat({a, Tensor::zeros({2, 2}, DType::Float64)}, 0),
                       Contains("cat: dtype mismatch float32 vs float64"));

@@ -9,8 +9,8 @@ using namespace atencion;
 using Catch::Contains;
 
 TEST_CASE("matmul of a small matrix pair, by hand", "[matmul]") {
-  Tensor a = Tensor::from({{1, 2, 3}, {4, 5, 6}});          // [2, 3]
-  Tensor b = Tensor::from({{7, 8}, {9, 10}, {11, 12}});     // [3, 2]
+  Tensor a = Tensor::from({{1, 2, 3}, {4, 5, 6}});       // [2, 3]
+  Tensor b = Tensor::from({{7, 8}, {9, 10}, {11, 12}});  // [3, 2]
   // [1*7 + 2*9 + 3*11, 1*8 + 2*10 + 3*12] = [58, 64]; [4*7 + 5*9 + 6*11, ...] = [139, 154]
   const std::vector<double> expected{58, 64, 139, 154};
   CHECK(matmul(a, b).to_vector() == expected);
@@ -26,12 +26,12 @@ TEST_CASE("matmul of a small matrix pair, by hand", "[matmul]") {
   CHECK(matmul(a_t.t(), b_t.t()).to_vector() == expected);
 }
 
-TEST_CASE("matmul equals matmul_reference on odd shapes, every transpose combination",
-          "[matmul]") {
+TEST_CASE("matmul equals matmul_reference on odd shapes, every transpose combination", "[matmul]") {
   Generator generator(7);
   for (DType dtype : {DType::Float32, DType::Float64}) {
     const double tolerance = dtype == DType::Float32 ? 1e-4 : 1e-12;
-    for (auto [m, k, n] : {std::tuple{1, 1, 1}, {3, 5, 7}, {17, 33, 9}, {64, 65, 63}, {1, 129, 2}}) {
+    for (auto [m, k, n] :
+         {std::tuple{1, 1, 1}, {3, 5, 7}, {17, 33, 9}, {64, 65, 63}, {1, 129, 2}}) {
       for (Trans trans_a : {Trans::No, Trans::Yes}) {
         for (Trans trans_b : {Trans::No, Trans::Yes}) {
           const Shape a_shape = trans_a == Trans::Yes ? Shape{k, m} : Shape{m, k};
@@ -111,12 +111,15 @@ TEST_CASE("matmul errors", "[matmul]") {
                       Contains("matmul: [2, 3] @ [4, 5]: inner dimensions 3 and 4 differ"));
   REQUIRE_THROWS_WITH(matmul(Tensor::zeros({3}), Tensor::zeros({3, 4})),
                       Contains("matmul: [3] @ [3, 4]: both operands need at least 2 dims"));
-  REQUIRE_THROWS_WITH(matmul(Tensor::zeros({2, 2, 3}), Tensor::zeros({3, 3, 4})),
-                      Contains("matmul: [2, 2, 3] @ [3, 3, 4]: batch dims [2] and [3] cannot be broadcast"));
+  REQUIRE_THROWS_WITH(
+      matmul(Tensor::zeros({2, 2, 3}), Tensor::zeros({3, 3, 4})),
+      Contains("matmul: [2, 2, 3] @ [3, 3, 4]: batch dims [2] and [3] cannot be broadcast"));
   REQUIRE_THROWS_WITH(matmul(Tensor::zeros({2, 3}), Tensor::zeros({3, 4}, DType::Float64)),
                       Contains("matmul: dtype mismatch float32 vs float64"));
-  REQUIRE_THROWS_WITH(matmul(Tensor::zeros({2, 3}, DType::Int64), Tensor::zeros({3, 4}, DType::Int64)),
-                      Contains("matmul: expected a float32 or float64 tensor, got int64"));
-  REQUIRE_THROWS_WITH(matmul_reference(Tensor::zeros({2, 3}), Tensor::zeros({2, 3})),
-                      Contains("matmul_reference: [2, 3] @ [2, 3]: inner dimensions 3 and 2 differ"));
+  REQUIRE_THROWS_WITH(
+      matmul(Tensor::zeros({2, 3}, DType::Int64), Tensor::zeros({3, 4}, DType::Int64)),
+      Contains("matmul: expected a float32 or float64 tensor, got int64"));
+  REQUIRE_THROWS_WITH(
+      matmul_reference(Tensor::zeros({2, 3}), Tensor::zeros({2, 3})),
+      Contains("matmul_reference: [2, 3] @ [2, 3]: inner dimensions 3 and 2 differ"));
 }

@@ -1,6 +1,5 @@
 // tests/tensor/test_print.cpp — the text form of a tensor (tensor/print.cpp).
 #include <catch2/catch.hpp>
-
 #include <limits>
 #include <sstream>
 
@@ -22,7 +21,8 @@ TEST_CASE("a small matrix prints like torch, with shape and dtype", "[print]") {
 }
 
 TEST_CASE("scalars, ids, masks, empty and undefined tensors", "[print]") {
-  CHECK(Tensor::scalar(2.5, DType::Float64).to_string() == "tensor(2.5000, shape=[], dtype=float64)");
+  CHECK(Tensor::scalar(2.5, DType::Float64).to_string() ==
+        "tensor(2.5000, shape=[], dtype=float64)");
   CHECK(Tensor::from_ids({3, 10}, {2}).to_string() == "tensor([ 3, 10], shape=[2], dtype=int64)");
   CHECK(Tensor::from({1, 0}, DType::Bool).to_string() ==
         "tensor([ True, False], shape=[2], dtype=bool)");
@@ -32,7 +32,8 @@ TEST_CASE("scalars, ids, masks, empty and undefined tensors", "[print]") {
 
 TEST_CASE("special values and scientific notation", "[print]") {
   const double inf = std::numeric_limits<double>::infinity();
-  CHECK(Tensor::from({-inf, 1}).to_string() == "tensor([  -inf, 1.0000], shape=[2], dtype=float32)");
+  CHECK(Tensor::from({-inf, 1}).to_string() ==
+        "tensor([  -inf, 1.0000], shape=[2], dtype=float32)");
   CHECK(Tensor::from({1e-5, 1}, DType::Float64).to_string() ==
         "tensor([1.0000e-05, 1.0000e+00], shape=[2], dtype=float64)");
 }

@@ -4,7 +4,6 @@
 // replica of the recipe in tensor/random.h (SplitMix64 + 53-bit uniforms + Box-Muller). The
 // first SplitMix64 word for seed 0, 0xe220a8397b1dcdaf, is also the published reference value.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "tensor/ops.h"
@@ -30,11 +29,12 @@ TEST_CASE("uniform draws for seed 0", "[random]") {
 TEST_CASE("randn with seed 0 gives the reference numbers", "[random]") {
   Generator generator(0);
   Tensor x = randn({2, 3}, generator, DType::Float64);
-  const std::vector<double> expected{-1.8839083333524405, 0.8645068595575148,
-                                     0.22760793546360525, -0.04211268468683916,
+  const std::vector<double> expected{-1.8839083333524405,  0.8645068595575148,
+                                     0.22760793546360525,  -0.04211268468683916,
                                      -0.22143788059715477, 0.4193328265559854};
   const std::vector<double> drawn = x.to_vector();
-  for (std::size_t i = 0; i < expected.size(); ++i) CHECK(drawn[i] == Approx(expected[i]).epsilon(1e-15));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    CHECK(drawn[i] == Approx(expected[i]).epsilon(1e-15));
   Generator again(0);
   Tensor y = randn({6}, again);  // float32 rounds the same doubles
   for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -80,6 +80,6 @@ TEST_CASE("randint, rand and uniform", "[random]") {
 TEST_CASE("randn has mean 0 and variance 1", "[random]") {
   Generator generator(2024);
   Tensor x = randn({100000}, generator, DType::Float64);
-  CHECK(mean(x).item() == Approx(0).margin(0.02));   // standard error 0.003
+  CHECK(mean(x).item() == Approx(0).margin(0.02));  // standard error 0.003
   CHECK(var(x).item() == Approx(1).margin(0.02));
 }

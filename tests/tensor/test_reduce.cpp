@@ -1,6 +1,5 @@
 // tests/tensor/test_reduce.cpp — sum, mean, var, max, argmax, sum_to_shape (tensor/reduce.cpp).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "tensor/ops.h"
@@ -13,7 +12,9 @@ using Values = std::vector<double>;
 
 namespace {
 // x = [[1, 2, 3], [4, 5, 6]]
-Tensor two_by_three(DType dtype = DType::Float32) { return Tensor::from({{1, 2, 3}, {4, 5, 6}}, dtype); }
+Tensor two_by_three(DType dtype = DType::Float32) {
+  return Tensor::from({{1, 2, 3}, {4, 5, 6}}, dtype);
+}
 }  // namespace
 
 TEST_CASE("sum over all dims, one dim, several dims, with keepdim", "[reduce]") {
@@ -78,7 +79,8 @@ TEST_CASE("max gives values and the first index of the max", "[reduce]") {
   CHECK(std::isnan(max(Tensor::from({1, std::nan(""), 3}), 0).values.item()));
   CHECK(max(Tensor::from({1, std::nan(""), 3}), 0).indices.item() == 1);
   REQUIRE_THROWS_WITH(max(Tensor::zeros({0})), Contains("max: the tensor has no elements"));
-  REQUIRE_THROWS_WITH(max(Tensor::zeros({2, 0}), 1), Contains("max: cannot reduce over an empty dim"));
+  REQUIRE_THROWS_WITH(max(Tensor::zeros({2, 0}), 1),
+                      Contains("max: cannot reduce over an empty dim"));
   REQUIRE_THROWS_WITH(max(x, 2), Contains("max: dim 2 out of range"));
 }
 
@@ -93,8 +95,9 @@ TEST_CASE("sum_to_shape undoes broadcasting", "[reduce]") {
   CHECK(column_grad.to_vector() == Values{8, 8, 8});
   CHECK(sum_to_shape(grad, {}).item() == 24);
   CHECK(sum_to_shape(grad, {1, 1, 1}).item() == 24);
-  REQUIRE_THROWS_WITH(sum_to_shape(grad, {3}),
-                      Contains("sum_to_shape: [3] does not broadcast to the gradient's shape [2, 3, 4]"));
+  REQUIRE_THROWS_WITH(
+      sum_to_shape(grad, {3}),
+      Contains("sum_to_shape: [3] does not broadcast to the gradient's shape [2, 3, 4]"));
   REQUIRE_THROWS_WITH(sum_to_shape(grad, {1, 2, 3, 4}), Contains("sum_to_shape: [1, 2, 3, 4]"));
 }
 
@@ -115,13 +118,13 @@ TEST_CASE("large reductions do not depend on the number of threads", "[reduce]")
 TEST_CASE("summing rows of a matrix (the column-block path) matches the per-output path",
           "[reduce]") {
   Tensor x = Tensor::arange(0, 3000).view({10, 300}) / 7 - 100;  // 300 > one 256-column block
-  Tensor transposed_copy = x.t().contiguous();                  // [300, 10]: reduce the last dim
+  Tensor transposed_copy = x.t().contiguous();                   // [300, 10]: reduce the last dim
   CHECK(sum(x, {0}).to_vector() == sum(transposed_copy, {1}).to_vector());
   CHECK(mean(x, {0}, true).to_vector() == mean(transposed_copy, {1}).to_vector());
   CHECK(var(x, {0}).to_vector() == var(transposed_copy, {1}).to_vector());
   Tensor cube = Tensor::arange(0, 600, 1, DType::Float64).view({3, 4, 50});
-  Tensor bias_grad = sum(cube, {0, 1});  // [50]: rows of all 12 leading positions
-  CHECK(bias_grad.at({0}) == 50.0 * 66);     // sum over i < 12 of 50 i
+  Tensor bias_grad = sum(cube, {0, 1});   // [50]: rows of all 12 leading positions
+  CHECK(bias_grad.at({0}) == 50.0 * 66);  // sum over i < 12 of 50 i
   CHECK(bias_grad.at({49}) == 50.0 * 66 + 12 * 49);
   CHECK(sum(cube, {1}).at({2, 7}) == 4 * 407 + 50 * 6);  // cube[2, j, 7] = 407 + 50 j
 }

@@ -1,6 +1,5 @@
 // tests/tensor/test_softmax.cpp — stable softmax and log_softmax (tensor/softmax.cpp).
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 
@@ -14,9 +13,11 @@ using Values = std::vector<double>;
 TEST_CASE("softmax of a row, by hand", "[softmax]") {
   // softmax([0, ln 2, ln 5]) = [1, 2, 5] / 8
   Tensor x = Tensor::from({0, std::log(2.0), std::log(5.0)}, DType::Float64);
-  CHECK_THAT(softmax(x, 0).to_vector(), Catch::Matchers::Approx(Values{0.125, 0.25, 0.625}).epsilon(1e-14));
+  CHECK_THAT(softmax(x, 0).to_vector(),
+             Catch::Matchers::Approx(Values{0.125, 0.25, 0.625}).epsilon(1e-14));
   CHECK_THAT(log_softmax(x, 0).to_vector(),
-             Catch::Matchers::Approx(Values{std::log(0.125), std::log(0.25), std::log(0.625)}).epsilon(1e-14));
+             Catch::Matchers::Approx(Values{std::log(0.125), std::log(0.25), std::log(0.625)})
+                 .epsilon(1e-14));
 }
 
 TEST_CASE("softmax is stable: shifting by 1000 changes nothing", "[softmax]") {

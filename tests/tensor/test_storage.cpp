@@ -1,6 +1,5 @@
 // tests/tensor/test_storage.cpp — shared, aligned, zero-filled bytes (tensor/storage.cpp).
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 
 #include "tensor/tensor.h"

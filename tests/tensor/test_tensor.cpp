@@ -1,6 +1,5 @@
 // tests/tensor/test_tensor.cpp — creation, layout and element access (tensor/tensor.cpp).
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 
 #include "tensor/tensor.h"
@@ -98,5 +97,6 @@ TEST_CASE("to_vector and to_ids read in row-major order of the view", "[tensor]"
   Tensor x = Tensor::from({{1, 2}, {3, 4}});
   CHECK(x.t().to_vector() == std::vector<double>{1, 3, 2, 4});
   CHECK(Tensor::from_ids({4, 5, 6, 7}, {2, 2}).t().to_ids() == std::vector<int64_t>{4, 6, 5, 7});
-  REQUIRE_THROWS_WITH(x.to_ids(), Contains("to_ids: expected an int64 or bool tensor, got float32"));
+  REQUIRE_THROWS_WITH(x.to_ids(),
+                      Contains("to_ids: expected an int64 or bool tensor, got float32"));
 }

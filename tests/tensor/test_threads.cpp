@@ -1,7 +1,7 @@
 // tests/tensor/test_threads.cpp — the thread count (tensor/threads.cpp).
-#include <catch2/catch.hpp>
-
 #include <omp.h>
+
+#include <catch2/catch.hpp>
 
 #include "tensor/threads.h"
 

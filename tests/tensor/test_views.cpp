@@ -21,7 +21,8 @@ TEST_CASE("transpose swaps shape and strides", "[views]") {
   CHECK(t.storage() == x.storage());
   CHECK(t.to_vector() == std::vector<double>{0, 3, 1, 4, 2, 5});
   CHECK(x.t().strides() == Shape{1, 3});
-  REQUIRE_THROWS_WITH(Tensor::zeros({3}).t(), Contains("t: expected a tensor with at least 2 dims"));
+  REQUIRE_THROWS_WITH(Tensor::zeros({3}).t(),
+                      Contains("t: expected a tensor with at least 2 dims"));
   REQUIRE_THROWS_WITH(x.transpose(0, 2), Contains("transpose: dim 2 out of range"));
 }
 
@@ -31,7 +32,8 @@ TEST_CASE("permute reorders shape and strides", "[views]") {
   CHECK(p.shape() == Shape{4, 2, 3});
   CHECK(p.strides() == Shape{1, 12, 4});
   CHECK(x.permute({0, -1, 1}).shape() == Shape{2, 4, 3});
-  REQUIRE_THROWS_WITH(x.permute({0, 1}), Contains("permute: 2 dims given for a tensor of shape [2, 3, 4]"));
+  REQUIRE_THROWS_WITH(x.permute({0, 1}),
+                      Contains("permute: 2 dims given for a tensor of shape [2, 3, 4]"));
   REQUIRE_THROWS_WITH(x.permute({0, 1, 1}), Contains("permute: dim 1 appears twice"));
 }
 
@@ -70,7 +72,8 @@ TEST_CASE("unsqueeze and squeeze add and remove size-1 dims", "[views]") {
   CHECK(x.unsqueeze(1).shape() == Shape{2, 1, 3});
   CHECK(x.unsqueeze(1).squeeze(1).shape() == Shape{2, 3});
   CHECK(x.squeeze(0).shape() == Shape{2, 3});  // size 2: unchanged, as in torch
-  REQUIRE_THROWS_WITH(x.unsqueeze(3), Contains("unsqueeze: dim 3 out of range for a tensor of rank 3"));
+  REQUIRE_THROWS_WITH(x.unsqueeze(3),
+                      Contains("unsqueeze: dim 3 out of range for a tensor of rank 3"));
 }
 
 TEST_CASE("expand stretches size-1 dims with stride 0", "[views]") {
@@ -82,8 +85,9 @@ TEST_CASE("expand stretches size-1 dims with stride 0", "[views]") {
   Tensor batched = column.expand({4, -1, 3});
   CHECK(batched.shape() == Shape{4, 2, 3});
   CHECK(batched.strides() == Shape{0, 1, 0});
-  REQUIRE_THROWS_WITH(Tensor::zeros({2, 3}).expand({4, 3}),
-                      Contains("expand: cannot expand [2, 3] to [4, 3]: dim 0 has size 2, which is not 1"));
+  REQUIRE_THROWS_WITH(
+      Tensor::zeros({2, 3}).expand({4, 3}),
+      Contains("expand: cannot expand [2, 3] to [4, 3]: dim 0 has size 2, which is not 1"));
   REQUIRE_THROWS_WITH(Tensor::zeros({2, 3}).expand({3}), Contains("the target has fewer dims"));
 }
 
@@ -112,10 +116,12 @@ TEST_CASE("view regroups dims when the strides allow it", "[views]") {
 
 TEST_CASE("view rejects bad shapes with clear messages", "[views]") {
   Tensor x = Tensor::zeros({2, 3});
-  REQUIRE_THROWS_WITH(x.view({-1, -1}), Contains("view: only one dimension can be -1, got [-1, -1]"));
+  REQUIRE_THROWS_WITH(x.view({-1, -1}),
+                      Contains("view: only one dimension can be -1, got [-1, -1]"));
   REQUIRE_THROWS_WITH(x.view({4, 2}),
                       Contains("view: shape [4, 2] has 8 elements but the tensor [2, 3] has 6"));
-  REQUIRE_THROWS_WITH(x.view({4, -1}), Contains("view: shape [4, -1] is invalid for a tensor of shape [2, 3]"));
+  REQUIRE_THROWS_WITH(x.view({4, -1}),
+                      Contains("view: shape [4, -1] is invalid for a tensor of shape [2, 3]"));
   REQUIRE_THROWS_WITH(x.view({-2, 3}), Contains("view: invalid size -2"));
   REQUIRE_THROWS_WITH(x.reshape({5}), Contains("reshape: shape [5] has 5 elements"));
 }
@@ -139,4 +145,21 @@ TEST_CASE("flatten merges a range of dims", "[views]") {
   CHECK(x.flatten(1, 2).storage() == x.storage());
   CHECK(Tensor::scalar(1).flatten().shape() == Shape{1});
   REQUIRE_THROWS_WITH(x.flatten(2, 1), Contains("flatten: start_dim 2 comes after end_dim 1"));
+}
+
+TEST_CASE("size-1 dims with unusual strides and rank-0 tensors", "[views]") {
+  Tensor row = Tensor::from({{1, 2, 3}});  // [1, 3], strides [3, 1]
+  Tensor column = row.t();                 // [3, 1], strides [1, 3]
+  CHECK(column.strides() == Shape{1, 3});
+  CHECK(column.is_contiguous());  // the size-1 dim's stride does not matter
+  CHECK(column.view({3}).strides() == Shape{1});
+  CHECK(column.view({3}).storage() == row.storage());
+  Tensor scalar = Tensor::scalar(5);
+  CHECK(scalar.unsqueeze(0).shape() == Shape{1});
+  CHECK(scalar.squeeze(0).shape() == Shape{});
+  REQUIRE_THROWS_WITH(scalar.select(0, 0),
+                      Contains("select: cannot be applied to a rank-0 tensor"));
+  REQUIRE_THROWS_WITH(scalar.narrow(0, 0, 1),
+                      Contains("narrow: cannot be applied to a rank-0 tensor"));
+  REQUIRE_THROWS_WITH(scalar.size(0), Contains("size: a rank-0 tensor has no dims"));
 }
