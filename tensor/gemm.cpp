@@ -191,25 +191,33 @@ int available_threads() {
   return std::max(1, std::min(omp_get_max_threads(), omp_get_num_procs()));
 }
 
-struct ThreadGrid {
-  int rows, cols;  // threads along m and along n
+// C is cut into a grid of rectangles, more of them than threads, and the threads take them
+// one at a time (dynamic schedule): on a shared machine, a thread that was paused does not hold
+// the others back. Each rectangle packs its own operands and runs the whole k loop.
+struct TileGrid {
+  int rows, cols;  // rectangles along m and along n
 };
 
-// The split of `threads` into rows x cols that gives each thread the least tile work.
+// About `parts` rectangles of at least `min_work` multiply-adds each, cutting whichever side is
+// longer so that the rectangles stay square-ish (which keeps the packing cost low).
 template <typename T>
-ThreadGrid thread_grid(const MicroKernel<T>& kernel, const GemmShape& s, int threads) {
+TileGrid tile_grid(const MicroKernel<T>& kernel, const GemmShape& s, int parts,
+                   int64_t min_work) {
   const int64_t row_panels = (s.m + kernel.mr - 1) / kernel.mr;
   const int64_t col_panels = (s.n + kernel.nr - 1) / kernel.nr;
-  ThreadGrid best{1, threads};
-  int64_t best_work = -1;
-  for (int rows = 1; rows <= threads; ++rows) {
-    if (threads % rows != 0) continue;
-    const int cols = threads / rows;
-    const int64_t work = (row_panels + rows - 1) / rows * kernel.mr *
-                         ((col_panels + cols - 1) / cols * kernel.nr);
-    if (best_work < 0 || work < best_work) best = {rows, cols}, best_work = work;
+  TileGrid grid{1, 1};
+  while (grid.rows * grid.cols < parts) {
+    const double height = double(s.m) / grid.rows, width = double(s.n) / grid.cols;
+    const bool can_cut_rows = grid.rows < row_panels, can_cut_cols = grid.cols < col_panels;
+    if (can_cut_rows && (height >= width || !can_cut_cols))
+      ++grid.rows;
+    else if (can_cut_cols)
+      ++grid.cols;
+    else
+      break;
+    if (s.m / grid.rows * (s.n / grid.cols) * s.k < min_work) break;
   }
-  return best;
+  return grid;
 }
 
 // [begin, end) of part `part` of `parts` over `length`, cut at multiples of `unit`.
@@ -238,13 +246,13 @@ void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, con
     gemm_block(kernel, s, a, b, c, accumulate, 0, s.m, 0, s.n);
     return;
   }
-  const ThreadGrid grid = thread_grid(kernel, s, threads);
-#pragma omp parallel num_threads(threads)
-  {
-    const int thread = omp_get_thread_num();
+  const TileGrid grid = tile_grid(kernel, s, 4 * threads, min_work_per_thread);
+  const int rectangles = grid.rows * grid.cols;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int rectangle = 0; rectangle < rectangles; ++rectangle) {
     int64_t row_begin, row_end, col_begin, col_end;
-    split(s.m, kernel.mr, grid.rows, thread / grid.cols, row_begin, row_end);
-    split(s.n, kernel.nr, grid.cols, thread % grid.cols, col_begin, col_end);
+    split(s.m, kernel.mr, grid.rows, rectangle / grid.cols, row_begin, row_end);
+    split(s.n, kernel.nr, grid.cols, rectangle % grid.cols, col_begin, col_end);
     if (row_begin < row_end && col_begin < col_end)
       gemm_block(kernel, s, a, b, c, accumulate, row_begin, row_end, col_begin, col_end);
   }
