@@ -192,12 +192,15 @@ Header read_header(std::ifstream& file, const std::string& path) {
   }
 
   unsigned char length_bytes[8];
-  if (!file.read(reinterpret_cast<char*>(length_bytes), 8)) error.io("cannot read the header length");
+  if (!file.read(reinterpret_cast<char*>(length_bytes), 8)) {
+    error.io("cannot read the header length");
+  }
   uint64_t header_size = 0;  // little-endian, whatever the machine
   for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | length_bytes[i];
   if (header_size > kMaxHeaderBytes) {
     error.file("header length " + std::to_string(header_size) + " is larger than the limit of " +
-               std::to_string(kMaxHeaderBytes) + " bytes (not a safetensors file, or a corrupt length?)");
+               std::to_string(kMaxHeaderBytes) +
+               " bytes (not a safetensors file, or a corrupt length?)");
   }
   if (header_size > file_size - 8) {
     error.file("header length " + std::to_string(header_size) + " runs past the end of the file (" +
@@ -324,7 +327,8 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
                  write_all(descriptor, header_text.data(), header_text.size());
   for (const Tensor& tensor : contiguous) {
     if (!written) break;
-    const std::size_t nbytes = static_cast<std::size_t>(tensor.numel()) * dtype_size(tensor.dtype());
+    const std::size_t nbytes =
+        static_cast<std::size_t>(tensor.numel()) * dtype_size(tensor.dtype());
     const char* bytes = static_cast<const char*>(tensor.storage()->data()) +
                         static_cast<std::size_t>(tensor.offset()) * dtype_size(tensor.dtype());
     written = write_all(descriptor, bytes, nbytes);

@@ -145,7 +145,8 @@ def format_fixture(directory):
     """One tensor of each dtype with known values, to test the C++ reader on a file it did not
     write (tests/tensor/test_safetensors.cpp)."""
     tensors = {
-        "f32": torch.arange(6, dtype=torch.float32).reshape(2, 3) / 4,  # [[0, .25, .5], [.75, 1, 1.25]]
+        # [[0, .25, .5], [.75, 1, 1.25]]
+        "f32": torch.arange(6, dtype=torch.float32).reshape(2, 3) / 4,
         "f64": torch.tensor([0.1, -2.5], dtype=torch.float64),
         "i64": torch.tensor([-3, 0, 2**40], dtype=torch.int64),
         "bool": torch.tensor([[True, False], [False, True]]),
@@ -200,8 +201,8 @@ def softmax_fixture(directory, *, log, dtype, seed):
     name = f"{'log_softmax' if log else 'softmax'}_{suffix(dtype)}"
     write(directory, name,
           {"input.x": x, "output": output, "grad_output": grad_output, "grad.input.x": x.grad},
-          {"module": f"torch.{function.__name__}", "call": f"output = {function.__name__}(x, dim=-1)",
-           "dim": "-1"})
+          {"module": f"torch.{function.__name__}",
+           "call": f"output = {function.__name__}(x, dim=-1)", "dim": "-1"})
 
 
 def split_in_projection(mha, embed_dim, parameter_of):

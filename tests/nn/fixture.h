@@ -74,7 +74,8 @@ inline Closeness matches(const Tensor& actual, const Tensor& expected, double rt
     const double error = std::abs(got[i] - want[i]);
     if (same_infinity || error <= tolerance) continue;
     ++wrong;
-    const double excess = std::isnan(error) ? std::numeric_limits<double>::infinity() : error / tolerance;
+    const double excess =
+        std::isnan(error) ? std::numeric_limits<double>::infinity() : error / tolerance;
     if (excess > worst_excess) {
       worst_excess = excess;
       worst = i;

@@ -30,7 +30,8 @@ TEST_CASE("fixture: tensors, parameters and metadata by name", "[fixture]") {
   CHECK_THROWS_WITH(fixture.tensor("input.query"),
                     Contains("fixture linear_f64: no tensor 'input.query' (it has grad.input.x, "));
   CHECK_THROWS_WITH(fixture.meta("kdim"), Contains("fixture linear_f64: no metadata 'kdim'"));
-  CHECK_THROWS_WITH(Fixture("no_such_fixture"), Contains("no_such_fixture.safetensors: cannot open"));
+  CHECK_THROWS_WITH(Fixture("no_such_fixture"),
+                    Contains("no_such_fixture.safetensors: cannot open"));
 }
 
 // The names mean what tests/fixtures/README.md says: for y = x Wᵀ + b and
