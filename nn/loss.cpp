@@ -1,18 +1,71 @@
-// nn/loss.cpp — cross-entropy as one fused autograd op: a single pass over each row of logits
-// forward, and the closed-form gradient backward (no log_softmax tensor is kept).
+// nn/loss.cpp — cross-entropy as one fused autograd op: the forward keeps one number per row
+// (its log-sum-exp), the backward writes the closed-form gradient (no log_softmax tensor).
 // Lesson: docs/11-training.md#cross-entropy
+//
+// Compiled with -fno-math-errno -fno-trapping-math (CMakeLists.txt), so that the float loops
+// below vectorise.
+
 #include "nn/loss.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "nn/detail/fast_exp.h"
 #include "tensor/threads.h"
 
 namespace atencion::nn {
 namespace {
+
+// e^x: the vectorisable float32 version (nn/detail/fast_exp.h, within 1 ulp), and the library's
+// for float64, where gradcheck wants every digit.
+inline float exp_of(float x) { return detail::fast_exp(x); }
+inline double exp_of(double x) { return std::exp(x); }
+
+struct RowSums {
+  double logsumexp;  // log Σ_c e^(z_c)
+  double sum;        // Σ_c z_c
+};
+
+// One row's log-sum-exp, computed as m + log Σ_c e^(z_c − m) with m = max_c z_c so that no
+// exponent is positive, and the plain sum of the logits. Written for the vectoriser: the max and
+// the sums run in kLanes independent lanes (which also fixes the order of the additions, so the
+// result does not depend on threads), and the exponentials go through `scratch` (C values).
+constexpr int64_t kLanes = 8;
+
+template <typename T>
+RowSums row_sums(const T* z, int64_t C, T* scratch) {
+  const int64_t whole = C - C % kLanes;  // the part that fills whole groups of lanes
+  T lane_max[kLanes];
+  for (int64_t k = 0; k < kLanes; ++k) lane_max[k] = z[0];
+  for (int64_t c = 0; c < whole; c += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k) lane_max[k] = z[c + k] > lane_max[k] ? z[c + k] : lane_max[k];
+  T max = z[0];
+  for (int64_t k = 0; k < kLanes; ++k) max = lane_max[k] > max ? lane_max[k] : max;
+  for (int64_t c = whole; c < C; ++c) max = z[c] > max ? z[c] : max;
+
+  for (int64_t c = 0; c < C; ++c) scratch[c] = exp_of(z[c] - max);  // e^(z_c − m) ≤ 1
+
+  double lane_exp[kLanes] = {}, lane_z[kLanes] = {};
+  for (int64_t c = 0; c < whole; c += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k) {
+      lane_exp[k] += static_cast<double>(scratch[c + k]);
+      lane_z[k] += static_cast<double>(z[c + k]);
+    }
+  double total_exp = 0, total_z = 0;
+  for (int64_t k = 0; k < kLanes; ++k) {
+    total_exp += lane_exp[k];
+    total_z += lane_z[k];
+  }
+  for (int64_t c = whole; c < C; ++c) {
+    total_exp += static_cast<double>(scratch[c]);
+    total_z += static_cast<double>(z[c]);
+  }
+  return {static_cast<double>(max) + std::log(total_exp), total_z};
+}
 
 struct Rows {
   int64_t count;    // N: positions (all dims but the last, flattened)
@@ -28,25 +81,23 @@ void forward_rows(const T* logits, const int64_t* targets, Rows rows,
                   const CrossEntropyOptions& o, double* row_loss, double* logsumexp) {
   const int64_t C = rows.classes;
   const double eps = o.label_smoothing;
-#pragma omp parallel for num_threads(num_threads()) if (rows.count * C > 32768)
-  for (int64_t i = 0; i < rows.count; ++i) {
-    const T* z = logits + i * C;
-    double max = -std::numeric_limits<double>::infinity();
-    for (int64_t c = 0; c < C; ++c) max = std::max(max, static_cast<double>(z[c]));
-    double sum_exp = 0, sum_z = 0;
-    for (int64_t c = 0; c < C; ++c) {  // exp in T (fast for float32), sums in double
-      sum_exp += static_cast<double>(std::exp(z[c] - static_cast<T>(max)));
-      sum_z += static_cast<double>(z[c]);
+#pragma omp parallel num_threads(num_threads()) if (rows.count * C > 32768)
+  {
+    std::vector<T> scratch(C);  // one per thread
+#pragma omp for
+    for (int64_t i = 0; i < rows.count; ++i) {
+      const T* z = logits + i * C;
+      const RowSums sums = row_sums(z, C, scratch.data());
+      const double lse = sums.logsumexp;
+      logsumexp[i] = lse;
+      if (targets[i] == o.ignore_index) {
+        row_loss[i] = 0;
+        continue;
+      }
+      const double nll = lse - static_cast<double>(z[targets[i]]);
+      const double smooth = lse - sums.sum / static_cast<double>(C);
+      row_loss[i] = (1 - eps) * nll + eps * smooth;
     }
-    const double lse = max + std::log(sum_exp);
-    logsumexp[i] = lse;
-    if (targets[i] == o.ignore_index) {
-      row_loss[i] = 0;
-      continue;
-    }
-    const double nll = lse - static_cast<double>(z[targets[i]]);
-    const double smooth = lse - sum_z / static_cast<double>(C);
-    row_loss[i] = (1 - eps) * nll + eps * smooth;
   }
 }
 
@@ -73,7 +124,7 @@ void backward_rows(const T* logits, const int64_t* targets, const double* logsum
     }
     const T weight = static_cast<T>(row_weight[i]);
     const T lse = static_cast<T>(logsumexp[i]);
-    for (int64_t c = 0; c < C; ++c) dz[c] = weight * (std::exp(z[c] - lse) - static_cast<T>(uniform));
+    for (int64_t c = 0; c < C; ++c) dz[c] = weight * (exp_of(z[c] - lse) - static_cast<T>(uniform));
     dz[targets[i]] -= weight * static_cast<T>(1 - eps);  // q_y also holds 1 − ε
   }
 }
