@@ -78,7 +78,9 @@ GradcheckResult gradcheck(const GradcheckFunction& f, const std::vector<Tensor>&
   }
   for (std::size_t k = 0; k < parameters.size(); ++k) {
     const std::string name = "parameter " + std::to_string(k);
-    if (!parameters[k].defined()) throw std::invalid_argument("gradcheck: " + name + " is undefined");
+    if (!parameters[k].defined()) {
+      throw std::invalid_argument("gradcheck: " + name + " is undefined");
+    }
     require_float64(name, parameters[k].value());
     if (!parameters[k].is_leaf() || !parameters[k].requires_grad()) {
       throw std::invalid_argument("gradcheck: " + name + " must be a leaf that requires grad");

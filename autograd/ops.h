@@ -20,7 +20,7 @@
 
 namespace atencion {
 
-// ---- arithmetic (autograd/ops/arithmetic.cpp), broadcasting --------------------------------------
+// ---- arithmetic (autograd/ops/arithmetic.cpp), broadcasting -------------------------------------
 // y = a + b      da = g                 db = g
 Variable add(const Variable& a, const Variable& b);
 // y = a - b      da = g                 db = -g
@@ -59,7 +59,7 @@ Variable operator-(double s, const Variable& x);
 Variable operator*(double s, const Variable& x);
 Variable operator/(double s, const Variable& x);
 
-// ---- element-wise functions (autograd/ops/unary.cpp) ---------------------------------------------
+// ---- element-wise functions (autograd/ops/unary.cpp) --------------------------------------------
 // y = eˣ         dx = g * y
 Variable exp(const Variable& x);
 // y = ln x       dx = g / x
@@ -77,7 +77,7 @@ Variable gelu(const Variable& x);
 // y = |x|        dx = g * sign(x)   (0 at x = 0, as PyTorch)
 Variable abs(const Variable& x);
 
-// ---- matmul (autograd/ops/matmul.cpp) ------------------------------------------------------------
+// ---- matmul (autograd/ops/matmul.cpp) -----------------------------------------------------------
 // Y = A·B with A = op(a), B = op(b) (op transposes the last two dims when Trans::Yes); batch
 // dims broadcast.      dA = G·Bᵀ      dB = Aᵀ·G   (transposed back when the operand was, and
 // summed over broadcast batch dims)
@@ -98,7 +98,7 @@ Variable max(const Variable& x, int64_t dim, bool keepdim = false);
 //                                   (ties share it evenly, as PyTorch's x.max())
 Variable max(const Variable& x);
 
-// ---- softmax (autograd/ops/softmax.cpp) ----------------------------------------------------------
+// ---- softmax (autograd/ops/softmax.cpp) ---------------------------------------------------------
 // y_i = e^(x_i) / Σ_j e^(x_j)       dx_i = y_i (g_i - Σ_j g_j y_j)
 // (entries masked to -inf have y_i = 0, so they get no gradient)
 Variable softmax(const Variable& x, int64_t dim);

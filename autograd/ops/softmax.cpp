@@ -8,7 +8,8 @@
 namespace atencion {
 
 // y_i = e^(x_i) / Σ_j e^(x_j)
-// Jacobian: dy_i/dx_k = y_i (δ_ik - y_k), so  dx_k = Σ_i g_i y_i (δ_ik - y_k) = y_k (g_k - Σ_i g_i y_i)
+// Jacobian: dy_i/dx_k = y_i (δ_ik - y_k), so
+//   dx_k = Σ_i g_i y_i (δ_ik - y_k) = y_k (g_k - Σ_i g_i y_i)
 // An entry masked to -inf has y_k = 0 and so gets no gradient; a row of all -inf is all zeros.
 Variable softmax(const Variable& x, int64_t dim) {
   const Tensor y = softmax(x.value(), dim);

@@ -217,9 +217,10 @@ Variable small_network(const Variable& x, const Variable& weight, const Variable
 }  // namespace
 
 TEST_CASE("backward: a small network matches PyTorch's gradients", "[engine]") {
-  // x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=torch.float64, requires_grad=True)
-  // w = torch.tensor([[0.1, -0.2, 0.7], [0.3, 0.4, -0.1], [-0.5, 0.6, 0.2]], ...)
-  // b = torch.tensor([0.05, -0.05, 0.1], ...)
+  // f64 = dict(dtype=torch.float64, requires_grad=True)
+  // x = torch.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], **f64)
+  // w = torch.tensor([[0.1, -0.2, 0.7], [0.3, 0.4, -0.1], [-0.5, 0.6, 0.2]], **f64)
+  // b = torch.tensor([0.05, -0.05, 0.1], **f64)
   // h = F.gelu(x @ w + b)
   // n = (h - h.mean(-1, keepdim=True)) / torch.sqrt(h.var(-1, keepdim=True, unbiased=False) + 1e-5)
   // loss = -torch.log_softmax(n * 2.0, -1).gather(1, torch.tensor([[1], [2]])).mean()
@@ -242,7 +243,8 @@ TEST_CASE("backward: a small network matches PyTorch's gradients", "[engine]") {
                                               3.545157483904281};
   const std::vector<double> torch_bias_grad{0.32124902489172447, -2.202155783281123,
                                             1.3489566851964523};
-  CHECK(allclose(x.grad(), Tensor::from_vector(torch_x_grad, {2, 3}, DType::Float64), 1e-10, 1e-12));
+  CHECK(allclose(x.grad(), Tensor::from_vector(torch_x_grad, {2, 3}, DType::Float64), 1e-10,
+                 1e-12));
   CHECK(allclose(weight.grad(), Tensor::from_vector(torch_weight_grad, {3, 3}, DType::Float64),
                  1e-10, 1e-12));
   CHECK(allclose(bias.grad(), Tensor::from_vector(torch_bias_grad, {3}, DType::Float64), 1e-10,
