@@ -70,6 +70,15 @@ void accumulate(Tensor& total, const Tensor& contribution) {
   total = total.defined() ? add(total, contribution) : contribution;
 }
 
+// .grad must never alias a gradient that another node also received (add's backward hands the
+// same g to both inputs), and must be safe to scale in place (a stride-0 expanded view is not).
+// A contiguous gradient whose storage nothing else holds is kept as it is; anything else is
+// copied. (An embedding's gradient, fresh from index_add, is not copied.)
+Tensor owned(Tensor gradient) {
+  const bool sole_owner = gradient.storage().use_count() == 1 && gradient.is_contiguous();
+  return sole_owner ? gradient : gradient.clone();
+}
+
 void run_backward(const std::shared_ptr<Node>& root, Tensor grad_output, bool retain_graph) {
   std::unordered_map<Node*, Tensor> pending;  // dL/d(node), summed over the ops that used node
   pending[root.get()] = std::move(grad_output);
@@ -84,9 +93,9 @@ void run_backward(const std::shared_ptr<Node>& root, Tensor grad_output, bool re
 
     const bool is_leaf = node->op.empty();
     if (is_leaf || node->retains_grad) {
-      // A fresh copy, so that .grad never aliases a gradient another node also received, and an
-      // optimizer may scale it in place.
-      node->grad = node->grad.defined() ? add(node->grad, gradient) : gradient.clone();
+      // a leaf is done with its gradient; a non-leaf still passes it on (so it is copied)
+      Tensor keep = is_leaf ? std::move(gradient) : gradient;
+      node->grad = node->grad.defined() ? add(node->grad, keep) : owned(std::move(keep));
     }
     if (is_leaf) continue;
 

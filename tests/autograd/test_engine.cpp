@@ -75,6 +75,27 @@ TEST_CASE("backward: .grad is a copy the caller may change in place", "[engine]"
   CHECK(b.grad().to_vector() == std::vector<double>{1.0, 1.0});
 }
 
+TEST_CASE("backward: .grad is contiguous even when the gradient was a broadcast view",
+          "[engine]") {
+  // sum's backward repeats g with a stride-0 view; scaling .grad in place must scale each
+  // element once (a stride-0 .grad would scale its one shared element three times).
+  Variable x = leaf({1.0, 2.0, 3.0});
+  sum(x).backward();
+  Tensor x_grad = x.grad();
+  CHECK(x_grad.is_contiguous());
+  mul_(x_grad, 2.0);
+  CHECK(x.grad().to_vector() == std::vector<double>{2.0, 2.0, 2.0});
+}
+
+TEST_CASE("backward: the caller's grad_output is never aliased by .grad", "[engine]") {
+  Variable x = leaf({1.0, 2.0});
+  Tensor grad_output = Tensor::from({1.0, 1.0}, DType::Float64);
+  x.backward(grad_output);
+  Tensor x_grad = x.grad();
+  mul_(x_grad, 5.0);
+  CHECK(grad_output.to_vector() == std::vector<double>{1.0, 1.0});
+}
+
 TEST_CASE("backward: an explicit grad_output, and checks on it", "[engine]") {
   Variable x = leaf({{1.0, 2.0}, {3.0, 4.0}});
   Variable y = mul(x, x);
