@@ -10,14 +10,16 @@
 // pins it to std::exp within 2 float32 ulps on [-87, 88] and checks the ends.
 #pragma once
 
-#include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <limits>
 
 namespace atencion::nn::detail {
 
 inline float fast_exp(float x) {
-  const float clamped = std::min(std::max(x, -87.0f), 88.0f);
+  // Into [−87, 88], where 2^n below is a normal float; NaN goes to −87 too, so the conversion
+  // to int stays defined (the NaN is given back at the end).
+  const float clamped = x > -87.0f ? (x < 88.0f ? x : 88.0f) : -87.0f;
   // n = round(x · log2 e), by the float "magic number" trick (1.5 · 2^23) so the rounding needs
   // no library call either.
   const float magic = 12582912.0f;
@@ -33,8 +35,12 @@ inline float fast_exp(float x) {
   p = p * r + 5.0000001201e-1f;
   const float e_r = p * r * r + r + 1.0f;
   const float two_to_n = std::bit_cast<float>(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
-  // Below −87 the answer is under float's smallest normal number: 0 (so e^(−∞) = 0).
-  return x < -87.0f ? 0.0f : e_r * two_to_n;
+  const float inside = e_r * two_to_n;
+  // Below −87 the answer is near float's smallest normal number (1.2e-38): 0, so e^(−∞) = 0; above 88
+  // it is +∞ (float overflows at 88.72; exponents here are ≤ 0 anyway).
+  const float outside = x < -87.0f ? 0.0f : std::numeric_limits<float>::infinity();
+  const float result = x < -87.0f || x > 88.0f ? outside : inside;
+  return x != x ? x : result;  // NaN in, NaN out
 }
 
 }  // namespace atencion::nn::detail

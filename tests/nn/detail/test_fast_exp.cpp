@@ -21,4 +21,6 @@ TEST_CASE("fast_exp: within 2 ulps of std::exp over float's whole normal range",
   REQUIRE(fast_exp(1.0f) == Approx(2.718281828f).epsilon(2e-7));
   REQUIRE(fast_exp(-std::numeric_limits<float>::infinity()) == 0.0f);
   REQUIRE(fast_exp(-100.0f) == 0.0f);
+  REQUIRE(fast_exp(100.0f) == std::numeric_limits<float>::infinity());
+  REQUIRE(std::isnan(fast_exp(std::numeric_limits<float>::quiet_NaN())));
 }
