@@ -36,8 +36,8 @@ inline float fast_exp(float x) {
   const float e_r = p * r * r + r + 1.0f;
   const float two_to_n = std::bit_cast<float>(static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23);
   const float inside = e_r * two_to_n;
-  // Below −87 the answer is near float's smallest normal number (1.2e-38): 0, so e^(−∞) = 0; above 88
-  // it is +∞ (float overflows at 88.72; exponents here are ≤ 0 anyway).
+  // Below −87 the answer is near float's smallest normal number (1.2e-38): 0, so e^(−∞) = 0.
+  // Above 88 it is +∞ (float overflows at 88.72; the exponents of a softmax are ≤ 0 anyway).
   const float outside = x < -87.0f ? 0.0f : std::numeric_limits<float>::infinity();
   const float result = x < -87.0f || x > 88.0f ? outside : inside;
   return x != x ? x : result;  // NaN in, NaN out
