@@ -36,8 +36,7 @@ Variable Dropout::forward(const Variable& x) {
   const Tensor draws = rand(x.shape(), generator_, x.dtype());
   const double kept_scale = p_ < 1.0 ? 1.0 / (1.0 - p_) : 0.0;
   const Tensor scale = where(ge(draws, Tensor::scalar(p_, x.dtype())),
-                             Tensor::scalar(kept_scale, x.dtype()),
-                             Tensor::scalar(0.0, x.dtype()));
+                             Tensor::scalar(kept_scale, x.dtype()), Tensor::scalar(0.0, x.dtype()));
   return mul(x, Variable(scale));
 }
 

@@ -18,9 +18,10 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias, Generator& 
   }
   // kaiming_uniform_(a=√5): gain = √(2 / (1 + a²)) = √(1/3), bound = gain·√(3 / in) = 1/√in.
   const double bound = 1.0 / std::sqrt(static_cast<double>(in_features));
-  weight = register_parameter("weight",
-                              uniform({out_features, in_features}, -bound, bound, generator));
-  if (bias) this->bias = register_parameter("bias", uniform({out_features}, -bound, bound, generator));
+  weight =
+      register_parameter("weight", uniform({out_features, in_features}, -bound, bound, generator));
+  if (bias)
+    this->bias = register_parameter("bias", uniform({out_features}, -bound, bound, generator));
 }
 
 std::string Linear::type_name() const {
@@ -30,11 +31,10 @@ std::string Linear::type_name() const {
 
 Variable Linear::forward(const Variable& x) const {
   if (x.dim() < 1 || x.size(-1) != in_features_) {
-    throw std::invalid_argument("Linear(in=" + std::to_string(in_features_) +
-                                ", out=" + std::to_string(out_features_) + "): input of shape " +
-                                shape_to_string(x.shape()) + " must end in " +
-                                std::to_string(in_features_) + " (weight is " +
-                                shape_to_string(weight.shape()) + ")");
+    throw std::invalid_argument(
+        "Linear(in=" + std::to_string(in_features_) + ", out=" + std::to_string(out_features_) +
+        "): input of shape " + shape_to_string(x.shape()) + " must end in " +
+        std::to_string(in_features_) + " (weight is " + shape_to_string(weight.shape()) + ")");
   }
   // y = x Wᵀ (+ b): [..., in] @ [in, out] = [..., out]; the weight is read transposed, not copied.
   Variable y = matmul(x, weight, Trans::No, Trans::Yes);

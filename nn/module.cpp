@@ -69,7 +69,8 @@ void Module::train(bool training) {
 void Module::to(DType dtype) {
   if (!is_floating(dtype)) {
     throw std::invalid_argument(std::string("Module::to: parameters must be float32 or float64, "
-                                            "not ") + dtype_name(dtype));
+                                            "not ") +
+                                dtype_name(dtype));
   }
   for (auto& parameter : parameters()) {
     if (parameter.dtype() == dtype) continue;
@@ -84,7 +85,8 @@ std::string Module::summary() const {
   std::function<void(const Module&, const std::string&, const std::string&)> walk =
       [&](const Module& module, const std::string& indent, const std::string& label) {
         lines.emplace_back(indent + label + module.type_name(), module.parameter_count());
-        for (const auto& [name, child] : module.submodules_) walk(*child, indent + "  ", name + ": ");
+        for (const auto& [name, child] : module.submodules_)
+          walk(*child, indent + "  ", name + ": ");
       };
   walk(*this, "", "");
   std::size_t width = 0;
@@ -102,7 +104,8 @@ std::string Module::summary() const {
 
 std::vector<std::pair<std::string, Tensor>> Module::state_dict() const {
   std::vector<std::pair<std::string, Tensor>> state;
-  for (const auto& [name, parameter] : named_parameters()) state.emplace_back(name, parameter.value());
+  for (const auto& [name, parameter] : named_parameters())
+    state.emplace_back(name, parameter.value());
   return state;
 }
 

@@ -45,23 +45,25 @@ MultiHeadAttention::MultiHeadAttention(int64_t d_model, int64_t heads,
                                 " and vdim " + std::to_string(options.vdim) +
                                 " must be positive (or 0 for d_model)");
   }
-  q_proj = register_module("q_proj", std::make_shared<Linear>(d_model, d_model, options.bias, generator));
-  k_proj = register_module("k_proj", std::make_shared<Linear>(kdim_, d_model, options.bias, generator));
-  v_proj = register_module("v_proj", std::make_shared<Linear>(vdim_, d_model, options.bias, generator));
+  q_proj = register_module("q_proj",
+                           std::make_shared<Linear>(d_model, d_model, options.bias, generator));
+  k_proj =
+      register_module("k_proj", std::make_shared<Linear>(kdim_, d_model, options.bias, generator));
+  v_proj =
+      register_module("v_proj", std::make_shared<Linear>(vdim_, d_model, options.bias, generator));
   attention = register_module(
       "attention", std::make_shared<ScaledDotProductAttention>(options.dropout, generator));
-  out_proj = register_module("out_proj", std::make_shared<Linear>(d_model, d_model, options.bias, generator));
+  out_proj = register_module("out_proj",
+                             std::make_shared<Linear>(d_model, d_model, options.bias, generator));
 
-  // torch.nn.MultiheadAttention's initialisation (its _reset_parameters).
-  if (kdim_ == d_model && vdim_ == d_model) {
-    // One Xavier draw over the packed [3d, d] in_proj_weight: fan_in = d, fan_out = 3d.
-    q_proj->weight.mutable_value() = xavier_uniform({d_model, d_model}, d_model, 3 * d_model, generator);
-    k_proj->weight.mutable_value() = xavier_uniform({d_model, d_model}, d_model, 3 * d_model, generator);
-    v_proj->weight.mutable_value() = xavier_uniform({d_model, d_model}, d_model, 3 * d_model, generator);
-  } else {
-    q_proj->weight.mutable_value() = xavier_uniform({d_model, d_model}, d_model, d_model, generator);
-    k_proj->weight.mutable_value() = xavier_uniform({d_model, kdim_}, kdim_, d_model, generator);
-    v_proj->weight.mutable_value() = xavier_uniform({d_model, vdim_}, vdim_, d_model, generator);
+  // torch.nn.MultiheadAttention's initialisation (its _reset_parameters): Xavier-uniform input
+  // projections, drawn over the packed [3d, d] in_proj_weight (fan_out = 3d) when
+  // kdim = vdim = d_model, else over each [d, kdim] / [d, vdim] weight; zero biases.
+  const bool packed = kdim_ == d_model && vdim_ == d_model;
+  for (const auto& projection : {q_proj, k_proj, v_proj}) {
+    projection->weight.mutable_value() =
+        xavier_uniform(projection->weight.shape(), projection->in_features(),
+                       packed ? 3 * d_model : d_model, generator);
   }
   if (options.bias) {
     for (const auto& projection : {q_proj, k_proj, v_proj, out_proj}) {

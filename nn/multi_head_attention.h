@@ -2,7 +2,8 @@
 // Lesson: docs/06-multi-head-attention.md ; notebooks 003 (encoder), 000 (masked decoder),
 // 001 (encoder-decoder), 002 (the formulas).
 //
-//   MultiHead(Q, K, V) = Concat(head_1, …, head_h) W^O,   head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i)
+//   MultiHead(Q, K, V) = Concat(head_1, …, head_h) W^O
+//   head_i = Attention(Q W^Q_i, K W^K_i, V W^V_i)
 //
 // forward() reads as the diagram: project → split → attend → concat → project.
 //
@@ -36,10 +37,10 @@
 namespace atencion::nn {
 
 struct MultiHeadAttentionOptions {
-  int64_t kdim = 0;       // features of the key input; 0 means d_model
-  int64_t vdim = 0;       // features of the value input; 0 means d_model
-  bool bias = true;       // biases in all four projections
-  double dropout = 0.0;   // on the attention weights, while training
+  int64_t kdim = 0;      // features of the key input; 0 means d_model
+  int64_t vdim = 0;      // features of the value input; 0 means d_model
+  bool bias = true;      // biases in all four projections
+  double dropout = 0.0;  // on the attention weights, while training
 };
 
 class MultiHeadAttention : public Module {
@@ -68,11 +69,11 @@ class MultiHeadAttention : public Module {
   int64_t heads() const { return heads_; }
   int64_t head_dim() const { return d_model_ / heads_; }
 
-  std::shared_ptr<Linear> q_proj;    // query features -> d_model  (W^Q for all heads at once)
-  std::shared_ptr<Linear> k_proj;    // kdim -> d_model             (W^K)
-  std::shared_ptr<Linear> v_proj;    // vdim -> d_model             (W^V)
+  std::shared_ptr<Linear> q_proj;  // query features -> d_model  (W^Q for all heads at once)
+  std::shared_ptr<Linear> k_proj;  // kdim -> d_model             (W^K)
+  std::shared_ptr<Linear> v_proj;  // vdim -> d_model             (W^V)
   std::shared_ptr<ScaledDotProductAttention> attention;  // all heads in one batched call
-  std::shared_ptr<Linear> out_proj;  // d_model -> d_model          (W^O)
+  std::shared_ptr<Linear> out_proj;                      // d_model -> d_model          (W^O)
 
  private:
   int64_t d_model_;

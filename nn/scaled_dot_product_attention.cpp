@@ -25,6 +25,8 @@ std::string ScaledDotProductAttention::type_name() const {
 
 namespace {
 
+constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+
 void check_shapes(const Variable& query, const Variable& key, const Variable& value,
                   const Tensor& mask) {
   auto fail = [&](const std::string& problem) {
@@ -49,6 +51,15 @@ void check_shapes(const Variable& query, const Variable& key, const Variable& va
   }
 }
 
+// The mask must broadcast to the scores without enlarging them.
+void check_mask(const Tensor& mask, const Shape& scores) {
+  if (mask.defined() &&
+      broadcast_shapes("ScaledDotProductAttention: mask", mask.shape(), scores) != scores) {
+    throw std::invalid_argument("ScaledDotProductAttention: mask " + shape_to_string(mask.shape()) +
+                                " does not broadcast to the scores " + shape_to_string(scores));
+  }
+}
+
 }  // namespace
 
 Variable ScaledDotProductAttention::forward(const Variable& query, const Variable& key,
@@ -58,21 +69,12 @@ Variable ScaledDotProductAttention::forward(const Variable& query, const Variabl
 
   // MatMul: every query against every key, [..., m_q, d_k]·[..., d_k, m_k] = [..., m_q, m_k].
   Variable scores = matmul(query, key, Trans::No, Trans::Yes);
-  if (mask.defined() &&
-      broadcast_shapes("ScaledDotProductAttention: mask", mask.shape(), scores.shape()) !=
-          scores.shape()) {
-    throw std::invalid_argument("ScaledDotProductAttention: mask " +
-                                shape_to_string(mask.shape()) +
-                                " does not broadcast to the scores " +
-                                shape_to_string(scores.shape()));
-  }
+  check_mask(mask, scores.shape());
   // Scale: dot products of d_k-dim vectors grow like √d_k; dividing keeps the softmax soft.
   Variable scaled = div(scores, std::sqrt(d_k));
   // Mask (optional): a key a query may not see gets -inf, so exp(-inf) = 0 weight.
-  Variable masked = mask.defined()
-                        ? masked_fill(scaled, logical_not(mask),
-                                      -std::numeric_limits<double>::infinity())
-                        : scaled;
+  Variable masked =
+      mask.defined() ? masked_fill(scaled, logical_not(mask), kMinusInfinity) : scaled;
   // Softmax: each query's row becomes weights that sum to 1 (or all 0 if fully masked).
   Variable attention_weights = softmax(masked, -1);
   attention_weights_ = attention_weights.value();

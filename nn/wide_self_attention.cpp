@@ -12,6 +12,10 @@
 
 namespace atencion::nn {
 
+namespace {
+constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+}  // namespace
+
 WideSelfAttention::WideSelfAttention(int64_t k, int64_t heads, bool causal, Generator& generator)
     : k_(k), heads_(heads), causal_(causal) {
   if (k <= 0 || heads <= 0) {
@@ -20,9 +24,11 @@ WideSelfAttention::WideSelfAttention(int64_t k, int64_t heads, bool causal, Gene
   }
   // The notebook's order of creation: keys, queries, values, then unifyheads.
   tokeys = register_module("tokeys", std::make_shared<Linear>(k, k * heads, false, generator));
-  toqueries = register_module("toqueries", std::make_shared<Linear>(k, k * heads, false, generator));
+  toqueries =
+      register_module("toqueries", std::make_shared<Linear>(k, k * heads, false, generator));
   tovalues = register_module("tovalues", std::make_shared<Linear>(k, k * heads, false, generator));
-  unifyheads = register_module("unifyheads", std::make_shared<Linear>(heads * k, k, true, generator));
+  unifyheads =
+      register_module("unifyheads", std::make_shared<Linear>(heads * k, k, true, generator));
 }
 
 std::string WideSelfAttention::type_name() const {
@@ -33,9 +39,8 @@ std::string WideSelfAttention::type_name() const {
 Variable WideSelfAttention::forward(const Variable& x) {
   if (x.dim() != 3 || x.size(2) != k_) {
     throw std::invalid_argument("WideSelfAttention(k=" + std::to_string(k_) + ", heads=" +
-                                std::to_string(heads_) + "): input " +
-                                shape_to_string(x.shape()) + " must be [batch, t, " +
-                                std::to_string(k_) + "]");
+                                std::to_string(heads_) + "): input " + shape_to_string(x.shape()) +
+                                " must be [batch, t, " + std::to_string(k_) + "]");
   }
   const int64_t tokens = x.size(1);
   // Project and split: one k-wide block per head, [batch, heads, t, k].
@@ -48,10 +53,8 @@ Variable WideSelfAttention::forward(const Variable& x) {
   keys = div(keys, fourth_root_of_k);
   // Dot products of every query with every key, [batch, heads, t, t].
   Variable scores = matmul(queries, keys, Trans::No, Trans::Yes);
-  if (causal_) {
-    scores = masked_fill(scores, logical_not(causal_mask(tokens)),
-                         -std::numeric_limits<double>::infinity());
-  }
+  // Causal (optional): token i may not look at tokens after it (docs/07-masked-attention.md).
+  if (causal_) scores = masked_fill(scores, logical_not(causal_mask(tokens)), kMinusInfinity);
   Variable weights = softmax(scores, -1);
   attention_weights_ = weights.value();
   // Weighted sums of the values, then the heads side by side: [batch, t, heads·k].

@@ -13,9 +13,9 @@ namespace walkthrough {
 
 namespace {
 
-constexpr int kCell = 22;         // pixels per cell
-constexpr int kRowLabels = 90;    // room for the query tokens on the left
-constexpr int kColumnLabels = 70; // room for the key tokens on top (written at 45°)
+constexpr int kCell = 22;          // pixels per cell
+constexpr int kRowLabels = 90;     // room for the query tokens on the left
+constexpr int kColumnLabels = 70;  // room for the key tokens on top (written at 45°)
 constexpr int kTitle = 24;
 constexpr int kGap = 28;
 
@@ -23,11 +23,20 @@ std::string escape(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -59,8 +68,8 @@ void write_heatmaps_svg(const std::string& path, const std::string& caption,
   const int height = kTitle + lines * panel_height;
 
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\""
-      << height << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       << "<text x=\"8\" y=\"17\" font-size=\"14\">" << escape(caption) << "</text>\n";
   for (std::size_t index = 0; index < maps.size(); ++index) {
@@ -77,7 +86,8 @@ void write_heatmaps_svg(const std::string& path, const std::string& caption,
     if (low > 0) low = 0;  // weights: white means 0
     if (!(high > low)) high = low + 1;
     const int left = static_cast<int>(index % per_row) * panel_width + kRowLabels;
-    const int top = kTitle + static_cast<int>(index / per_row) * panel_height + kTitle + kColumnLabels;
+    const int top =
+        kTitle + static_cast<int>(index / per_row) * panel_height + kTitle + kColumnLabels;
     svg << "<text x=\"" << left << "\" y=\"" << top - kColumnLabels - 6 << "\" font-size=\"13\">"
         << escape(map.title) << "</text>\n";
     for (int64_t c = 0; c < columns; ++c) {
@@ -87,8 +97,8 @@ void write_heatmaps_svg(const std::string& path, const std::string& caption,
     }
     for (int64_t r = 0; r < rows; ++r) {
       const int y = top + static_cast<int>(r) * kCell;
-      svg << "<text x=\"" << left - 4 << "\" y=\"" << y + kCell * 2 / 3
-          << "\" text-anchor=\"end\">" << escape(map.row_tokens.at(r)) << "</text>\n";
+      svg << "<text x=\"" << left - 4 << "\" y=\"" << y + kCell * 2 / 3 << "\" text-anchor=\"end\">"
+          << escape(map.row_tokens.at(r)) << "</text>\n";
       for (int64_t c = 0; c < columns; ++c) {
         const double v = values[r * columns + c];
         const int x = left + static_cast<int>(c) * kCell;
@@ -98,8 +108,9 @@ void write_heatmaps_svg(const std::string& path, const std::string& caption,
             << "\"/>";
         if (show_values && std::isfinite(v)) {
           svg << "<text x=\"" << x + kCell / 2 << "\" y=\"" << y + kCell * 2 / 3
-              << "\" text-anchor=\"middle\" font-size=\"8\" fill=\"" << (t > 0.5 ? "white" : "black")
-              << "\">" << static_cast<int>(std::lround(v * 100)) << "</text>";
+              << "\" text-anchor=\"middle\" font-size=\"8\" fill=\""
+              << (t > 0.5 ? "white" : "black") << "\">" << static_cast<int>(std::lround(v * 100))
+              << "</text>";
         }
         svg << "\n";
       }

@@ -61,11 +61,12 @@ std::string pad(const std::string& text, std::size_t width) {
 
 // "  name            [1, 8, 12, 96]   note" and the top-left corner of the last two dims.
 void print_step(const std::string& name, const Tensor& value, const std::string& note = "") {
-  std::printf("  %s %s %s\n", pad(name, 34).c_str(), pad(shape_to_string(value.shape()), 16).c_str(),
-              note.c_str());
+  std::printf("  %s %s %s\n", pad(name, 34).c_str(),
+              pad(shape_to_string(value.shape()), 16).c_str(), note.c_str());
   Tensor matrix = value;
   while (matrix.dim() > 2) matrix = matrix.select(0, 0);
-  const int64_t rows = std::min<int64_t>(matrix.size(0), 2), columns = std::min<int64_t>(matrix.size(1), 6);
+  const int64_t rows = std::min<int64_t>(matrix.size(0), 2),
+                columns = std::min<int64_t>(matrix.size(1), 6);
   for (int64_t r = 0; r < rows; ++r) {
     std::printf("  %36s", r == 0 ? "corner:" : "");
     for (int64_t c = 0; c < columns; ++c) std::printf(" %9.4f", matrix.at({r, c}));
@@ -127,8 +128,9 @@ AttentionSteps narrate_multi_head_attention(MultiHeadAttention& attention, const
   print_step("split_heads(V)", value_heads);
 
   const Tensor scores = matmul(query_heads, key_heads, Trans::No, Trans::Yes);
-  print_step("MatMul: Q Kᵀ", scores,
-             dims(m_q, head_dim) + "·" + dims(head_dim, m_k) + " = " + dims(m_q, m_k) + " per head");
+  print_step(
+      "MatMul: Q Kᵀ", scores,
+      dims(m_q, head_dim) + "·" + dims(head_dim, m_k) + " = " + dims(m_q, m_k) + " per head");
   const Tensor scaled = div(scores, std::sqrt(static_cast<double>(head_dim)));
   print_step("Scale: / √" + std::to_string(head_dim), scaled);
   const Tensor masked = mask.defined() ? masked_fill(scaled, logical_not(mask),
@@ -138,8 +140,9 @@ AttentionSteps narrate_multi_head_attention(MultiHeadAttention& attention, const
   const Tensor weights = softmax(masked, -1);
   print_step("Softmax: each row sums to 1", weights);
   const Tensor head_outputs = matmul(weights, value_heads);
-  print_step("MatMul: weights · V", head_outputs,
-             dims(m_q, m_k) + "·" + dims(m_k, head_dim) + " = " + dims(m_q, head_dim) + " per head");
+  print_step(
+      "MatMul: weights · V", head_outputs,
+      dims(m_q, m_k) + "·" + dims(m_k, head_dim) + " = " + dims(m_q, head_dim) + " per head");
   const Tensor concatenated = merge_heads(Variable(head_outputs)).value();
   print_step("Concat: merge_heads", concatenated);
   const Tensor output = (*attention.out_proj)(Variable(concatenated)).value();
@@ -153,7 +156,8 @@ AttentionSteps narrate_multi_head_attention(MultiHeadAttention& attention, const
   return {masked.select(0, 0), weights.select(0, 0), output};
 }
 
-std::vector<HeatMap> per_head_maps(const Tensor& weights, const Tokens& rows, const Tokens& columns) {
+std::vector<HeatMap> per_head_maps(const Tensor& weights, const Tokens& rows,
+                                   const Tokens& columns) {
   std::vector<HeatMap> maps;
   for (int64_t head = 0; head < weights.size(0); ++head) {
     maps.push_back({"head " + std::to_string(head), weights.select(0, head), rows, columns});
@@ -166,7 +170,8 @@ class Vocabulary {
  public:
   Tensor ids(const Tokens& tokens) {
     std::vector<int64_t> ids;
-    for (const auto& token : tokens) ids.push_back(index_.emplace(token, index_.size()).first->second);
+    for (const auto& token : tokens)
+      ids.push_back(index_.emplace(token, index_.size()).first->second);
     return Tensor::from_ids(ids, {1, static_cast<int64_t>(ids.size())});
   }
 
@@ -200,8 +205,8 @@ void run(const std::filesystem::path& out) {
 
   // ---- 1. encoder self-attention (notebook 003) ---------------------------------------------
   heading("1. Encoder multi-head self-attention (notebook 003, docs/06-multi-head-attention.md)");
-  const Tokens sentence = {"[CLS]", "i", "gave", "the", "dog", "a", "bone",
-                           "because", "it", "was", "hungry", "[SEP]"};
+  const Tokens sentence = {"[CLS]", "i",       "gave", "the", "dog",    "a",
+                           "bone",  "because", "it",   "was", "hungry", "[SEP]"};
   const int64_t tokens = static_cast<int64_t>(sentence.size());
   Embedding token_table(64, kDModel, generator), position_table(64, kDModel, generator);
   std::vector<int64_t> positions(tokens);
@@ -215,26 +220,28 @@ void run(const std::filesystem::path& out) {
   // product in its row, so every token mostly attends to itself (docs/03-linear.md).
   ScaledDotProductAttention plain;
   plain(x, x, x);
-  write_heatmaps_svg(written("self_attention_without_projections.svg"),
-                     "softmax(x xᵀ / √768): no projections, every token looks at itself",
-                     {{"no Linear layers", plain.attention_weights().select(0, 0), sentence, sentence}},
-                     1, true);
+  write_heatmaps_svg(
+      written("self_attention_without_projections.svg"),
+      "softmax(x xᵀ / √768): no projections, every token looks at itself",
+      {{"no Linear layers", plain.attention_weights().select(0, 0), sentence, sentence}}, 1, true);
 
   MultiHeadAttention encoder_attention(kDModel, kHeads, generator);
   std::printf("  %s\n", encoder_attention.type_name().c_str());
   AttentionSteps encoder = narrate_multi_head_attention(encoder_attention, x, x, x, Tensor());
   std::printf("  output shape %s, as torch.Size([1, 12, 768]) in notebook 003\n",
               shape_to_string(encoder.output.shape()).c_str());
-  write_heatmaps_svg(written("encoder_self_attention.svg"),
-                     "Encoder self-attention, 8 heads (untrained weights): rows = queries, columns = keys",
-                     per_head_maps(encoder.weights, sentence, sentence), 4, false);
+  write_heatmaps_svg(
+      written("encoder_self_attention.svg"),
+      "Encoder self-attention, 8 heads (untrained weights): rows = queries, columns = keys",
+      per_head_maps(encoder.weights, sentence, sentence), 4, false);
 
   // ---- 2. decoder masked self-attention (notebook 000) --------------------------------------
-  heading("2. Decoder masked multi-head self-attention (notebook 000, docs/07-masked-attention.md)");
+  heading(
+      "2. Decoder masked multi-head self-attention (notebook 000, docs/07-masked-attention.md)");
   const Tokens english = {"<s>", "What", "is", "your", "name"};
   const Tokens spanish = {"¿", "Cuál", "es", "tu", "nombre", "?"};
   const std::map<std::string, int64_t> meaning_of = {
-      {"<s>", 0}, {"¿", 1}, {"What", 2}, {"Cuál", 2}, {"is", 3}, {"es", 3},
+      {"<s>", 0},  {"¿", 1},  {"What", 2}, {"Cuál", 2},   {"is", 3}, {"es", 3},
       {"your", 4}, {"tu", 4}, {"name", 5}, {"nombre", 5}, {"?", 6}};
   const Tensor meanings = mul(randn({7, kDModel}, generator), 0.3);
   const Variable decoder_x = embed_by_meaning(english, meaning_of, meanings, generator);
@@ -246,23 +253,25 @@ void run(const std::filesystem::path& out) {
               static_cast<long long>(m_D));
   print_mask(mask, english);
   MultiHeadAttention decoder_attention(kDModel, kHeads, generator);
-  AttentionSteps decoder = narrate_multi_head_attention(decoder_attention, decoder_x, decoder_x,
-                                                        decoder_x, mask);
+  AttentionSteps decoder =
+      narrate_multi_head_attention(decoder_attention, decoder_x, decoder_x, decoder_x, mask);
   std::printf("  head 0's weights: the upper triangle (the future) is exactly 0\n");
   print_weights(decoder.weights.select(0, 0), english, english);
   write_heatmaps_svg(written("decoder_masked_self_attention.svg"),
                      "Decoder masked self-attention, 8 heads: nothing above the diagonal",
                      per_head_maps(decoder.weights, english, english), 4, true);
-  write_heatmaps_svg(written("softmax_before_after.svg"),
-                     "Head 0: masked scaled scores (grey = -inf) and their softmax",
-                     {{"scores / √96, masked", decoder.masked_scores.select(0, 0), english, english},
-                      {"softmax(…, dim=-1)", decoder.weights.select(0, 0), english, english}},
-                     2, false);
+  write_heatmaps_svg(
+      written("softmax_before_after.svg"),
+      "Head 0: masked scaled scores (grey = -inf) and their softmax",
+      {{"scores / √96, masked", decoder.masked_scores.select(0, 0), english, english},
+       {"softmax(…, dim=-1)", decoder.weights.select(0, 0), english, english}},
+      2, false);
 
   // ---- 3. encoder-decoder attention (notebook 001) ------------------------------------------
   heading("3. Encoder-decoder attention (notebook 001, docs/08-cross-attention.md)");
-  std::printf("  Q = X_D from the decoder (m_D = %lld), K = V = X_E from the encoder (m_E = %lld)\n",
-              static_cast<long long>(m_D), static_cast<long long>(m_E));
+  std::printf(
+      "  Q = X_D from the decoder (m_D = %lld), K = V = X_E from the encoder (m_E = %lld)\n",
+      static_cast<long long>(m_D), static_cast<long long>(m_E));
   print_step("X_D", decoder_x.value(), english.front() + " What is your name");
   print_step("X_E", encoder_x.value(), "¿ Cuál es tu nombre ?");
   // The notebook's scaled dot-product attention straight on the embeddings, n = 768.
@@ -281,8 +290,8 @@ void run(const std::filesystem::path& out) {
                      {{"no projections", cross_weights, english, spanish}}, 1, true);
 
   MultiHeadAttention cross_attention(kDModel, kHeads, generator);
-  AttentionSteps cross = narrate_multi_head_attention(cross_attention, decoder_x, encoder_x,
-                                                      encoder_x, Tensor());
+  AttentionSteps cross =
+      narrate_multi_head_attention(cross_attention, decoder_x, encoder_x, encoder_x, Tensor());
   write_heatmaps_svg(written("cross_attention.svg"),
                      "Encoder-decoder attention, 8 heads (untrained projections): m_D × m_E",
                      per_head_maps(cross.weights, english, spanish), 4, true);

@@ -28,21 +28,24 @@ std::string read_file(const std::string& path) {
 TEST_CASE("write_heatmaps_svg: tokens on both axes, values, masked cells", "[heatmap]") {
   const double inf = std::numeric_limits<double>::infinity();
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("atencion_heatmap_" + std::to_string(::getpid()) + ".svg")).string();
-  walkthrough::HeatMap weights{"head 0", Tensor::from({{1.0, 0.0}, {0.25, 0.75}}), {"<s>", "name"},
-                               {"¿", "nombre"}};
-  walkthrough::HeatMap scores{"scores", Tensor::from({{0.5, -inf}, {-1.0, 2.0}}), {"a", "b"}, {"a", "b"}};
+                            ("atencion_heatmap_" + std::to_string(::getpid()) + ".svg"))
+                               .string();
+  walkthrough::HeatMap weights{
+      "head 0", Tensor::from({{1.0, 0.0}, {0.25, 0.75}}), {"<s>", "name"}, {"¿", "nombre"}};
+  walkthrough::HeatMap scores{
+      "scores", Tensor::from({{0.5, -inf}, {-1.0, 2.0}}), {"a", "b"}, {"a", "b"}};
   walkthrough::write_heatmaps_svg(path, "caption & more", {weights, scores}, 2, true);
   const std::string svg = read_file(path);
   CHECK_THAT(svg, Contains("<svg xmlns=\"http://www.w3.org/2000/svg\""));
-  CHECK_THAT(svg, Contains("caption &amp; more"));     // XML is escaped
-  CHECK_THAT(svg, Contains(">&lt;s&gt;</text>"));       // a query token on the left
-  CHECK_THAT(svg, Contains(">nombre</text>"));          // a key token on top (UTF-8 kept)
-  CHECK_THAT(svg, Contains(">75</text>"));              // 0.75 printed in percent
-  CHECK_THAT(svg, Contains("fill=\"#08306b\""));        // the largest weight: darkest blue
-  CHECK_THAT(svg, Contains("fill=\"#ffffff\""));        // weight 0: white
-  CHECK_THAT(svg, Contains("fill=\"#bbbbbb\""));        // -inf (masked): grey
+  CHECK_THAT(svg, Contains("caption &amp; more"));  // XML is escaped
+  CHECK_THAT(svg, Contains(">&lt;s&gt;</text>"));   // a query token on the left
+  CHECK_THAT(svg, Contains(">nombre</text>"));      // a key token on top (UTF-8 kept)
+  CHECK_THAT(svg, Contains(">75</text>"));          // 0.75 printed in percent
+  CHECK_THAT(svg, Contains("fill=\"#08306b\""));    // the largest weight: darkest blue
+  CHECK_THAT(svg, Contains("fill=\"#ffffff\""));    // weight 0: white
+  CHECK_THAT(svg, Contains("fill=\"#bbbbbb\""));    // -inf (masked): grey
   std::remove(path.c_str());
-  REQUIRE_THROWS_WITH(walkthrough::write_heatmaps_svg("/nonexistent-dir/x.svg", "", {weights}, 1, false),
-                      Contains("cannot write /nonexistent-dir/x.svg"));
+  REQUIRE_THROWS_WITH(
+      walkthrough::write_heatmaps_svg("/nonexistent-dir/x.svg", "", {weights}, 1, false),
+      Contains("cannot write /nonexistent-dir/x.svg"));
 }

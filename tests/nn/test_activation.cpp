@@ -48,14 +48,16 @@ TEST_CASE("ReLU: max(x, 0)", "[activation]") {
 TEST_CASE("Softmax and ReLU: float64 gradchecks", "[activation][gradcheck]") {
   Generator generator(5);
   Softmax softmax_middle(1);
-  auto softmax_result = gradcheck([&](const std::vector<Variable>& in) { return softmax_middle(in[0]); },
-                                  {randn({2, 3, 4}, generator, DType::Float64)});
+  auto softmax_result =
+      gradcheck([&](const std::vector<Variable>& in) { return softmax_middle(in[0]); },
+                {randn({2, 3, 4}, generator, DType::Float64)});
   INFO(softmax_result.message);
   CHECK(softmax_result.ok);
   // Keep ReLU's inputs away from the kink at 0, where the derivative jumps.
   Tensor x = Tensor::from({{-1.5, 0.7, 2.0}, {0.3, -0.2, -3.0}}, DType::Float64);
   ReLU relu_module;
-  auto relu_result = gradcheck([&](const std::vector<Variable>& in) { return relu_module(in[0]); }, {x});
+  auto relu_result =
+      gradcheck([&](const std::vector<Variable>& in) { return relu_module(in[0]); }, {x});
   INFO(relu_result.message);
   CHECK(relu_result.ok);
 }

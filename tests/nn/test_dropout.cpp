@@ -1,8 +1,10 @@
 // tests/nn/test_dropout.cpp — nn/dropout.cpp: inverted dropout, seeded, off in eval.
 #include <catch2/catch.hpp>
 
+#include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "nn/dropout.h"
+#include "tensor/random.h"
 
 using namespace atencion;
 using namespace atencion::nn;
@@ -49,6 +51,18 @@ TEST_CASE("Dropout: the same seed draws the same mask; the gradient is the mask"
 }
 
 TEST_CASE("Dropout: p outside [0, 1] is refused", "[dropout]") {
-  REQUIRE_THROWS_WITH(Dropout(1.5, uint64_t{0}), Contains("Dropout: probability 1.5 is outside [0, 1]"));
+  REQUIRE_THROWS_WITH(Dropout(1.5, uint64_t{0}),
+                      Contains("Dropout: probability 1.5 is outside [0, 1]"));
   REQUIRE_THROWS_WITH(Dropout(-0.1, uint64_t{0}), Contains("outside [0, 1]"));
+}
+
+TEST_CASE("Dropout: float64 gradcheck with a fixed mask", "[dropout][gradcheck]") {
+  // A fresh Dropout with the same seed draws the same mask at every evaluation, so finite
+  // differences see the same function as the backward.
+  Generator generator(8);
+  const Tensor x = randn({3, 4}, generator, DType::Float64);
+  auto result = gradcheck(
+      [](const std::vector<Variable>& in) { return Dropout(0.4, uint64_t{9})(in[0]); }, {x});
+  INFO(result.message);
+  CHECK(result.ok);
 }

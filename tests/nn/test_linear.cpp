@@ -16,8 +16,8 @@ using Catch::Matchers::Contains;
 TEST_CASE("Linear: y = x Wᵀ + b by hand", "[linear]") {
   Generator generator(0);
   Linear linear(2, 3, generator);
-  linear.load_state_dict({{"weight", Tensor::from({{1, 2}, {3, 4}, {5, 6}})},
-                          {"bias", Tensor::from({0.5, -1, 0})}});
+  linear.load_state_dict(
+      {{"weight", Tensor::from({{1, 2}, {3, 4}, {5, 6}})}, {"bias", Tensor::from({0.5, -1, 0})}});
   Variable x(Tensor::from({{1, -1}, {2, 0.5}}));
   Tensor y = linear(x).value();
   CHECK(y.shape() == Shape{2, 3});
@@ -54,8 +54,8 @@ TEST_CASE("Linear: torch's shapes and U(-1/√in, 1/√in) initialisation", "[li
   }
   const double n = static_cast<double>(weights.size());
   CHECK(largest <= bound);
-  CHECK(largest > 0.99 * bound);                                // 4096 draws reach the edge
-  CHECK(std::abs(sum / n) < 0.01);                              // mean 0
+  CHECK(largest > 0.99 * bound);    // 4096 draws reach the edge
+  CHECK(std::abs(sum / n) < 0.01);  // mean 0
   CHECK(sum_of_squares / n == Approx(bound * bound / 3).epsilon(0.05));  // variance b²/3
   for (double b : linear.bias.value().to_vector()) CHECK(std::abs(b) <= bound);
   // The same seed gives the same layer.

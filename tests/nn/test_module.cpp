@@ -168,7 +168,8 @@ TEST_CASE("Module: load_state_dict names the parameter and both shapes or dtypes
   }
   SECTION("unexpected") {
     state.emplace_back("third.weight", Tensor::zeros({1}));
-    REQUIRE_THROWS_WITH(model.load_state_dict(state), Contains("unexpected parameter 'third.weight'"));
+    REQUIRE_THROWS_WITH(model.load_state_dict(state),
+                        Contains("unexpected parameter 'third.weight'"));
   }
   SECTION("a failed load changes nothing") {
     const double before = model.gain.value().at({0});

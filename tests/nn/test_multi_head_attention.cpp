@@ -47,13 +47,15 @@ TEST_CASE("MultiHeadAttention: parameter names and torch's initialisation", "[mh
     for (double b : projection->bias.value().to_vector()) CHECK(b == 0.0);
   }
   for (double b : attention.out_proj->bias.value().to_vector()) CHECK(b == 0.0);
-  for (double w : attention.out_proj->weight.value().to_vector()) CHECK(std::abs(w) <= 1 / std::sqrt(8.0));
+  for (double w : attention.out_proj->weight.value().to_vector())
+    CHECK(std::abs(w) <= 1 / std::sqrt(8.0));
 
   MultiHeadAttention narrow(8, 2, {.kdim = 5, .vdim = 6, .bias = false}, generator);
   CHECK(narrow.k_proj->weight.shape() == Shape{8, 5});
   CHECK(narrow.v_proj->weight.shape() == Shape{8, 6});
   CHECK(narrow.named_parameters().size() == 4);
-  CHECK(narrow.type_name() == "MultiHeadAttention(d_model=8, heads=2, kdim=5, vdim=6, bias=false, dropout=0)");
+  CHECK(narrow.type_name() ==
+        "MultiHeadAttention(d_model=8, heads=2, kdim=5, vdim=6, bias=false, dropout=0)");
   CHECK_THAT(narrow.summary(), Contains("  k_proj: Linear(in=5, out=8, bias=false)"));
 }
 
@@ -62,11 +64,13 @@ TEST_CASE("MultiHeadAttention: errors name the module and the shapes", "[mha]") 
   REQUIRE_THROWS_WITH(MultiHeadAttention(10, 4, generator),
                       Contains("d_model 10 must be a positive multiple of heads 4"));
   MultiHeadAttention attention(8, 2, generator);
-  Variable x(Tensor::zeros({2, 3, 8})), wide(Tensor::zeros({2, 3, 6})), unbatched(Tensor::zeros({3, 8}));
+  Variable x(Tensor::zeros({2, 3, 8})), wide(Tensor::zeros({2, 3, 6})),
+      unbatched(Tensor::zeros({3, 8}));
   REQUIRE_THROWS_WITH(attention(x, wide, wide),
                       Contains("MultiHeadAttention(d_model=8, kdim=8, vdim=8): query [2, 3, 8], "
                                "key [2, 3, 6], value [2, 3, 6]"));
-  REQUIRE_THROWS_WITH(attention(unbatched, unbatched, unbatched), Contains("[batch, m_q, d_model]"));
+  REQUIRE_THROWS_WITH(attention(unbatched, unbatched, unbatched),
+                      Contains("[batch, m_q, d_model]"));
   REQUIRE_THROWS_WITH(attention(x, x, x, causal_mask(4)),
                       Contains("ScaledDotProductAttention: mask") && Contains("[4, 4]"));
 }
@@ -89,7 +93,8 @@ TEST_CASE("MultiHeadAttention: save and load through a file", "[mha]") {
   Generator generator_a(24), generator_b(25);
   MultiHeadAttention a(8, 2, {.kdim = 5}, generator_a), b(8, 2, {.kdim = 5}, generator_b);
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("atencion_mha_" + std::to_string(::getpid()) + ".safetensors")).string();
+                            ("atencion_mha_" + std::to_string(::getpid()) + ".safetensors"))
+                               .string();
   a.save(path);
   b.load(path);
   Variable query(randn({1, 3, 8}, generator_a)), key(randn({1, 4, 5}, generator_a)),
@@ -101,12 +106,11 @@ TEST_CASE("MultiHeadAttention: save and load through a file", "[mha]") {
   std::remove(path.c_str());
 }
 
-TEST_CASE("MultiHeadAttention: equals torch.nn.MultiheadAttention in every use",
-          "[mha][fixture]") {
+TEST_CASE("MultiHeadAttention: equals torch.nn.MultiheadAttention in every use", "[mha][fixture]") {
   using namespace atencion::testing;
-  const char* names[] = {"mha_self_f64",       "mha_self_padding_f64", "mha_causal_f64",
-                         "mha_causal_padding_f64", "mha_cross_f64",    "mha_cross_padding_f64",
-                         "mha_kvdim_f64",      "mha_kvdim_padding_f64", "mha_self_f32",
+  const char* names[] = {"mha_self_f64",           "mha_self_padding_f64",  "mha_causal_f64",
+                         "mha_causal_padding_f64", "mha_cross_f64",         "mha_cross_padding_f64",
+                         "mha_kvdim_f64",          "mha_kvdim_padding_f64", "mha_self_f32",
                          "mha_cross_padding_f32"};
   for (const char* name : names) {
     INFO("fixture " << name);
@@ -160,8 +164,8 @@ TEST_CASE("MultiHeadAttention: float64 gradchecks w.r.t. inputs and parameters i
   auto check = [&](MultiHeadAttention& attention, const GradcheckFunction& f,
                    const std::vector<Tensor>& inputs) {
     // Non-zero biases so their gradients are checked away from the initial zeros.
-    for (const auto& projection : {attention.q_proj, attention.k_proj, attention.v_proj,
-                                   attention.out_proj}) {
+    for (const auto& projection :
+         {attention.q_proj, attention.k_proj, attention.v_proj, attention.out_proj}) {
       if (projection->has_bias()) {
         projection->bias.mutable_value() = randn({d_model}, generator, DType::Float64);
       }
@@ -175,12 +179,16 @@ TEST_CASE("MultiHeadAttention: float64 gradchecks w.r.t. inputs and parameters i
   attention.to(DType::Float64);
   SECTION("encoder self-attention, with and without padding") {
     for (const Tensor& mask : {Tensor(), padding}) {
-      check(attention, [&](const std::vector<Variable>& in) { return attention(in[0], in[0], in[0], mask); }, {x});
+      check(attention,
+            [&](const std::vector<Variable>& in) { return attention(in[0], in[0], in[0], mask); },
+            {x});
     }
   }
   SECTION("decoder masked self-attention: causal, and causal + padding") {
     for (const Tensor& mask : {causal, combine_masks(padding, causal)}) {
-      check(attention, [&](const std::vector<Variable>& in) { return attention(in[0], in[0], in[0], mask); }, {x});
+      check(attention,
+            [&](const std::vector<Variable>& in) { return attention(in[0], in[0], in[0], mask); },
+            {x});
     }
   }
   SECTION("encoder-decoder attention, m_D ≠ m_E, with and without padding") {

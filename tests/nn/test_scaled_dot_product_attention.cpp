@@ -33,9 +33,9 @@ TEST_CASE("ScaledDotProductAttention: query first; m_D queries over m_E keys", "
   // (m_D × m_E)·(m_E × d_v) = (m_D × d_v).
   Generator generator(10);
   ScaledDotProductAttention attention;
-  Variable query(randn({2, 3, 4}, generator));   // m_D = 3
-  Variable key(randn({2, 5, 4}, generator));     // m_E = 5
-  Variable value(randn({2, 5, 6}, generator));   // d_v = 6
+  Variable query(randn({2, 3, 4}, generator));  // m_D = 3
+  Variable key(randn({2, 5, 4}, generator));    // m_E = 5
+  Variable value(randn({2, 5, 6}, generator));  // d_v = 6
   CHECK(attention(query, key, value).shape() == Shape{2, 3, 6});
   CHECK(attention.attention_weights().shape() == Shape{2, 3, 5});
   // Each query's weights sum to 1.
@@ -80,12 +80,15 @@ TEST_CASE("ScaledDotProductAttention: a fully masked row gives zeros and zero gr
 TEST_CASE("ScaledDotProductAttention: errors name the shapes", "[attention]") {
   ScaledDotProductAttention attention;
   Variable query(Tensor::zeros({3, 4})), key(Tensor::zeros({5, 2})), value(Tensor::zeros({5, 6}));
-  REQUIRE_THROWS_WITH(attention(query, key, value),
-                      Contains("ScaledDotProductAttention: query [3, 4], key [5, 2], value [5, 6]") &&
-                          Contains("same last dim d_k (4 vs 2)"));
+  REQUIRE_THROWS_WITH(
+      attention(query, key, value),
+      Contains("ScaledDotProductAttention: query [3, 4], key [5, 2], value [5, 6]") &&
+          Contains("same last dim d_k (4 vs 2)"));
   Variable key4(Tensor::zeros({5, 4})), short_value(Tensor::zeros({2, 6}));
-  REQUIRE_THROWS_WITH(attention(query, key4, short_value), Contains("same number of tokens (5 vs 2)"));
-  REQUIRE_THROWS_WITH(attention(query, key4, value, Tensor::ones({3, 5})), Contains("mask must be bool"));
+  REQUIRE_THROWS_WITH(attention(query, key4, short_value),
+                      Contains("same number of tokens (5 vs 2)"));
+  REQUIRE_THROWS_WITH(attention(query, key4, value, Tensor::ones({3, 5})),
+                      Contains("mask must be bool"));
   REQUIRE_THROWS_WITH(attention(query, key4, value, causal_mask(4)),
                       Contains("ScaledDotProductAttention: mask"));
   REQUIRE_THROWS_WITH(attention(query, key4, value, padding_mask({5}, 5)),
@@ -105,8 +108,9 @@ TEST_CASE("ScaledDotProductAttention: float64 gradchecks, with and without masks
   const Tensor nothing_visible = Tensor::zeros({3, 5}, DType::Bool);
 
   auto cross = [&](const Tensor& mask) {
-    return gradcheck([&](const std::vector<Variable>& in) { return attention(in[0], in[1], in[2], mask); },
-                     {query, key, value});
+    return gradcheck(
+        [&](const std::vector<Variable>& in) { return attention(in[0], in[1], in[2], mask); },
+        {query, key, value});
   };
   for (const Tensor& mask : {Tensor(), padding, nothing_visible}) {
     auto result = cross(mask);
@@ -122,8 +126,7 @@ TEST_CASE("ScaledDotProductAttention: float64 gradchecks, with and without masks
   }
 }
 
-TEST_CASE("ScaledDotProductAttention: dropout on the weights only while training",
-          "[attention]") {
+TEST_CASE("ScaledDotProductAttention: dropout on the weights only while training", "[attention]") {
   Generator generator(13);
   ScaledDotProductAttention attention(0.5, generator);
   Variable x(randn({1, 6, 4}, generator));

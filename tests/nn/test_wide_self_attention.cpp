@@ -26,8 +26,9 @@ TEST_CASE("WideSelfAttention: shapes and parameters of wide heads", "[wide]") {
   CHECK(attention(x).shape() == Shape{2, 5, 4});
   CHECK(attention.attention_weights().shape() == Shape{2, 3, 5, 5});
   CHECK(attention.type_name() == "WideSelfAttention(k=4, heads=3, causal=false)");
-  REQUIRE_THROWS_WITH(attention(Variable(Tensor::zeros({2, 5, 3}))),
-                      Contains("WideSelfAttention(k=4, heads=3): input [2, 5, 3] must be [batch, t, 4]"));
+  REQUIRE_THROWS_WITH(
+      attention(Variable(Tensor::zeros({2, 5, 3}))),
+      Contains("WideSelfAttention(k=4, heads=3): input [2, 5, 3] must be [batch, t, 4]"));
 }
 
 TEST_CASE("WideSelfAttention: scaling q and k by k^(1/4) each is scaled dot-product attention",
@@ -39,9 +40,9 @@ TEST_CASE("WideSelfAttention: scaling q and k by k^(1/4) each is scaled dot-prod
   Tensor output = attention(x).value();
   // The same heads through ScaledDotProductAttention, which divides the product by √k.
   ScaledDotProductAttention scaled;
-  Variable heads_output = scaled(split_heads((*attention.toqueries)(x), 2),
-                                 split_heads((*attention.tokeys)(x), 2),
-                                 split_heads((*attention.tovalues)(x), 2));
+  Variable heads_output =
+      scaled(split_heads((*attention.toqueries)(x), 2), split_heads((*attention.tokeys)(x), 2),
+             split_heads((*attention.tovalues)(x), 2));
   Tensor expected = (*attention.unifyheads)(merge_heads(heads_output)).value();
   CHECK(allclose(output, expected, 1e-12, 1e-12));
   CHECK(allclose(attention.attention_weights(), scaled.attention_weights(), 1e-12, 1e-12));
