@@ -128,6 +128,21 @@ TEST_CASE("Transformer: gradcheck of a whole tiny model in float64", "[transform
       REQUIRE(result.ok);
     }
   }
+  SECTION("tied output projection: the target embedding gets both gradients, summed") {
+    TransformerConfig config = tiny_config();
+    config.tie_target_embeddings = true;
+    Generator generator(4);
+    Transformer model(config, generator);
+    model.to(DType::Float64);
+    const auto result = gradcheck(
+        [&](const std::vector<Variable>&) {
+          Variable logits = model.forward(source, target, source_mask, decoder_mask, source_mask);
+          return cross_entropy(logits, target_out, {.ignore_index = 0, .label_smoothing = 0.1});
+        },
+        {}, model.parameters());
+    INFO(result.message);
+    REQUIRE(result.ok);
+  }
   SECTION("w.r.t. the encoder's and decoder's inputs") {
     for (bool norm_first : {false, true}) {
       INFO((norm_first ? "pre-norm" : "post-norm"));
