@@ -8,6 +8,7 @@
 #include "data.h"
 #include "nlohmann/json.hpp"
 #include "nn/masks.h"
+#include "heatmap_svg.h"
 #include "plots.h"
 #include "tsv.h"
 
@@ -53,22 +54,6 @@ double evaluate(const EvalOptions& options) {
   return bleu.score;
 }
 
-namespace {
-
-// weights [1, heads, rows, columns] -> one matrix per head.
-std::vector<std::vector<std::vector<double>>> per_head(const Tensor& weights) {
-  const Tensor w = weights.to(DType::Float64).contiguous();
-  std::vector<std::vector<std::vector<double>>> heads(w.size(1));
-  for (int64_t h = 0; h < w.size(1); ++h) {
-    heads[h].assign(w.size(2), std::vector<double>(w.size(3)));
-    for (int64_t r = 0; r < w.size(2); ++r)
-      for (int64_t c = 0; c < w.size(3); ++c) heads[h][r][c] = w.at({0, h, r, c});
-  }
-  return heads;
-}
-
-}  // namespace
-
 std::vector<std::string> show(const ShowOptions& options) {
   const CheckpointData checkpoint = load_checkpoint(options.model_dir);
   const Translator translator = Translator::from_checkpoint(checkpoint);
@@ -95,17 +80,18 @@ std::vector<std::string> show(const ShowOptions& options) {
   std::printf("%s\n-> %s\n", options.sentence.c_str(),
               translator.target_tokenizer.decode(target_ids).c_str());
 
+  // One file per attention module: its heads side by side, queries down, keys across.
   std::vector<std::string> written;
   auto draw = [&](const std::string& kind, size_t layer, const Tensor& weights,
                   const std::vector<std::string>& rows, const std::vector<std::string>& columns) {
-    const auto heads = per_head(weights);
-    for (size_t h = 0; h < heads.size(); ++h) {
-      const std::string name = kind + "-layer" + std::to_string(layer) + "-head" + std::to_string(h) + ".svg";
-      const std::string path = (fs::path(out_dir) / name).string();
-      write_heatmap_svg(path, kind + ", layer " + std::to_string(layer) + ", head " + std::to_string(h),
-                        heads[h], rows, columns);
-      written.push_back(path);
-    }
+    std::vector<walkthrough::HeatMap> maps;
+    for (int64_t h = 0; h < weights.size(1); ++h)
+      maps.push_back({"head " + std::to_string(h), weights.select(0, 0).select(0, h), rows, columns});
+    const std::string path =
+        (fs::path(out_dir) / (kind + "-layer" + std::to_string(layer) + ".svg")).string();
+    walkthrough::write_heatmaps_svg(path, kind + ", layer " + std::to_string(layer), maps,
+                                    static_cast<int>(maps.size()), false);
+    written.push_back(path);
   };
   const auto& encoder_layers = translator.model->encoder->layers;
   for (size_t l = 0; l < encoder_layers.size(); ++l)

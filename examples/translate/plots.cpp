@@ -3,9 +3,7 @@
 #include "plots.h"
 
 #include <algorithm>
-#include <cmath>
 #include <sstream>
-#include <stdexcept>
 
 #include "checkpoint.h"
 
@@ -27,47 +25,6 @@ std::string escape_xml(const std::string& text) {
 }
 
 }  // namespace
-
-void write_heatmap_svg(const std::string& path, const std::string& title,
-                       const std::vector<std::vector<double>>& weights,
-                       const std::vector<std::string>& row_labels,
-                       const std::vector<std::string>& column_labels) {
-  if (weights.size() != row_labels.size() ||
-      (!weights.empty() && weights[0].size() != column_labels.size()))
-    throw std::invalid_argument("write_heatmap_svg: " + path + ": " +
-                                std::to_string(weights.size()) + " rows for " +
-                                std::to_string(row_labels.size()) + " row labels, or columns " +
-                                "differ from the " + std::to_string(column_labels.size()) +
-                                " column labels");
-  constexpr int cell = 28, left = 120, top = 130;
-  const int width = left + cell * static_cast<int>(column_labels.size()) + 20;
-  const int height = top + cell * static_cast<int>(row_labels.size()) + 20;
-  std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
-      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      << "<text x=\"10\" y=\"20\" font-size=\"14\">" << escape_xml(title) << "</text>\n";
-  for (size_t c = 0; c < column_labels.size(); ++c) {
-    const int x = left + cell * static_cast<int>(c) + cell / 2;
-    svg << "<text transform=\"translate(" << x << "," << top - 6
-        << ") rotate(-60)\">" << escape_xml(column_labels[c]) << "</text>\n";
-  }
-  for (size_t r = 0; r < row_labels.size(); ++r) {
-    const int y = top + cell * static_cast<int>(r);
-    svg << "<text x=\"" << left - 6 << "\" y=\"" << y + cell / 2 + 4
-        << "\" text-anchor=\"end\">" << escape_xml(row_labels[r]) << "</text>\n";
-    for (size_t c = 0; c < column_labels.size(); ++c) {
-      const double w = std::clamp(weights[r][c], 0.0, 1.0);
-      const int shade = static_cast<int>(std::lround(255 * (1 - w)));
-      svg << "<rect x=\"" << left + cell * static_cast<int>(c) << "\" y=\"" << y
-          << "\" width=\"" << cell << "\" height=\"" << cell << "\" fill=\"rgb(" << shade << ","
-          << shade << ",255)\" stroke=\"#ddd\"><title>" << escape_xml(row_labels[r]) << " → "
-          << escape_xml(column_labels[c]) << ": " << w << "</title></rect>\n";
-    }
-  }
-  svg << "</svg>\n";
-  write_file_atomically(path, svg.str());
-}
 
 void write_line_plot_svg(const std::string& path, const std::string& title,
                          const std::string& x_label, const std::vector<Series>& series) {
