@@ -31,6 +31,8 @@ TEST_CASE("index_select picks rows by id, like an embedding lookup", "[indexing]
                       Contains("index_select: id -1 out of range"));
   REQUIRE_THROWS_WITH(index_select(table, 0, Tensor::from({1})),
                       Contains("index_select: ids must be an int64 tensor, got float32"));
+  REQUIRE_THROWS_WITH(index_select(Tensor::scalar(1), 0, Tensor::from_ids({0}, {1})),
+                      Contains("index_select: x must have at least 1 dim"));
 }
 
 TEST_CASE("index_add is the adjoint of index_select", "[indexing]") {
@@ -50,6 +52,8 @@ TEST_CASE("index_add is the adjoint of index_select", "[indexing]") {
                       Contains("index_add: source of shape [2, 2] does not match [3, 2]"));
   REQUIRE_THROWS_WITH(index_add({2, 2}, 0, ids, source),
                       Contains("index_add: id 3 out of range for dim 0 of size 2"));
+  REQUIRE_THROWS_WITH(index_add({}, 0, ids, source),
+                      Contains("index_add: shape must have at least 1 dim"));
 }
 
 TEST_CASE("gather picks one entry per position along a dim", "[indexing]") {

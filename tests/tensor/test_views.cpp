@@ -89,6 +89,8 @@ TEST_CASE("expand stretches size-1 dims with stride 0", "[views]") {
       Tensor::zeros({2, 3}).expand({4, 3}),
       Contains("expand: cannot expand [2, 3] to [4, 3]: dim 0 has size 2, which is not 1"));
   REQUIRE_THROWS_WITH(Tensor::zeros({2, 3}).expand({3}), Contains("the target has fewer dims"));
+  REQUIRE_THROWS_WITH(Tensor::zeros({3}).expand({-1, 3}),
+                      Contains("-1 is not allowed for a new leading dim"));
 }
 
 TEST_CASE("view regroups dims when the strides allow it", "[views]") {
