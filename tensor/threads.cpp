@@ -1,5 +1,6 @@
 // tensor/threads.cpp — how many OpenMP threads the kernels use.
-// Lesson: docs/performance.md
+// Lesson: docs/01-tensor.md#broadcasting (kernels split their outputs between threads) and
+// docs/performance.md
 //
 // The default is OpenMP's own (OMP_NUM_THREADS if set, else one per core), never more than the
 // machine's cores: oversubscribing a shared machine only makes every kernel slower.
