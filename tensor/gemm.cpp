@@ -100,9 +100,11 @@ struct Blocking {
 
 template <typename T>
 Blocking blocking_for(const MicroKernel<T>& kernel) {
-  const int64_t kc = 1024 / static_cast<int64_t>(sizeof(T));  // 256 floats, 128 doubles
-  const int64_t mc = kernel.mr * (48 * 4 / static_cast<int64_t>(sizeof(T)));
-  const int64_t nc = kernel.nr * (4096 / kernel.nr);
+  constexpr int64_t bytes = sizeof(T);
+  const int64_t kc = 1024 / bytes;                  // 256 floats, 128 doubles
+  const int64_t mc = kernel.mr * (192 / bytes);     // 672 rows of floats with the 14-row tile
+  const int64_t b_block = (1 << 20) / (kc * bytes);  // columns for a 1 MiB packed B block
+  const int64_t nc = kernel.nr * std::max<int64_t>(1, b_block / kernel.nr);
   return {mc, kc, nc};
 }
 
@@ -141,7 +143,9 @@ PackBuffer<T>& b_buffer() {
   return buffer;
 }
 
-int64_t round_up(int64_t value, int64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+int64_t round_up(int64_t value, int64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
 
 // C[row_begin:row_end, col_begin:col_end] on the calling thread.
 template <typename T>
