@@ -1,6 +1,7 @@
 // nn/layer_norm.cpp — Lesson: docs/10-transformer.md#layer-normalisation
 #include "nn/layer_norm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -40,40 +41,53 @@ void layer_norm_forward(const T* x, const T* gamma, const T* beta, int64_t rows,
 // and, with ĝ_j = g_j γ_j (the gradient reaching x̂), through μ and σ² (both depend on all x):
 //   dx_j = rstd · (ĝ_j − mean_k(ĝ_k) − x̂_j · mean_k(ĝ_k x̂_k))
 // The two terms subtracted are what the mean and the variance take back.
+//
+// dγ and dβ sum over all rows. The rows are cut into fixed blocks of kRowBlock; each block adds
+// its rows in order into its own partial sums (blocks run in parallel), then every feature adds
+// the blocks' partials in block order: the same additions in the same order for any number of
+// threads, and each row is read once, contiguously.
+constexpr int64_t kRowBlock = 32;
+
 template <typename T>
 void layer_norm_backward(const T* x, const T* gamma, const T* g, int64_t rows, int64_t d,
                          const double* mean, const double* rstd, T* dx, T* dgamma, T* dbeta) {
+  const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
+  std::vector<double> block_g(blocks * d, 0.0), block_g_xhat(blocks * d, 0.0);
 #pragma omp parallel for num_threads(num_threads()) if (rows * d > 32768)
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* x_row = x + r * d;
-    const T* g_row = g + r * d;
-    double mean_ghat = 0, mean_ghat_xhat = 0;
-    for (int64_t j = 0; j < d; ++j) {
-      const double xhat = (static_cast<double>(x_row[j]) - mean[r]) * rstd[r];
-      const double ghat = static_cast<double>(g_row[j]) * static_cast<double>(gamma[j]);
-      mean_ghat += ghat;
-      mean_ghat_xhat += ghat * xhat;
-    }
-    mean_ghat /= static_cast<double>(d);
-    mean_ghat_xhat /= static_cast<double>(d);
-    for (int64_t j = 0; j < d; ++j) {
-      const double xhat = (static_cast<double>(x_row[j]) - mean[r]) * rstd[r];
-      const double ghat = static_cast<double>(g_row[j]) * static_cast<double>(gamma[j]);
-      dx[r * d + j] = static_cast<T>(rstd[r] * (ghat - mean_ghat - xhat * mean_ghat_xhat));
+  for (int64_t block = 0; block < blocks; ++block) {
+    double* sum_g = block_g.data() + block * d;
+    double* sum_g_xhat = block_g_xhat.data() + block * d;
+    for (int64_t r = block * kRowBlock; r < std::min(rows, (block + 1) * kRowBlock); ++r) {
+      const T* x_row = x + r * d;
+      const T* g_row = g + r * d;
+      const double mu = mean[r], inv_std = rstd[r];
+      double mean_ghat = 0, mean_ghat_xhat = 0;
+      for (int64_t j = 0; j < d; ++j) {
+        const double xhat = (static_cast<double>(x_row[j]) - mu) * inv_std;
+        const double ghat = static_cast<double>(g_row[j]) * static_cast<double>(gamma[j]);
+        mean_ghat += ghat;
+        mean_ghat_xhat += ghat * xhat;
+        sum_g[j] += static_cast<double>(g_row[j]);                 // dβ_j, this block's part
+        sum_g_xhat[j] += static_cast<double>(g_row[j]) * xhat;    // dγ_j, this block's part
+      }
+      mean_ghat /= static_cast<double>(d);
+      mean_ghat_xhat /= static_cast<double>(d);
+      for (int64_t j = 0; j < d; ++j) {
+        const double xhat = (static_cast<double>(x_row[j]) - mu) * inv_std;
+        const double ghat = static_cast<double>(g_row[j]) * static_cast<double>(gamma[j]);
+        dx[r * d + j] = static_cast<T>(inv_std * (ghat - mean_ghat - xhat * mean_ghat_xhat));
+      }
     }
   }
-  // dγ and dβ: each feature j sums over the rows in row order (parallel over features only, so
-  // the result does not depend on the number of threads).
-#pragma omp parallel for num_threads(num_threads()) if (rows * d > 32768)
+#pragma omp parallel for num_threads(num_threads()) if (blocks * d > 32768)
   for (int64_t j = 0; j < d; ++j) {
-    double sum_g = 0, sum_g_xhat = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      const double xhat = (static_cast<double>(x[r * d + j]) - mean[r]) * rstd[r];
-      sum_g += static_cast<double>(g[r * d + j]);
-      sum_g_xhat += static_cast<double>(g[r * d + j]) * xhat;
+    double total_g = 0, total_g_xhat = 0;
+    for (int64_t block = 0; block < blocks; ++block) {
+      total_g += block_g[block * d + j];
+      total_g_xhat += block_g_xhat[block * d + j];
     }
-    dbeta[j] = static_cast<T>(sum_g);
-    dgamma[j] = static_cast<T>(sum_g_xhat);
+    dbeta[j] = static_cast<T>(total_g);
+    dgamma[j] = static_cast<T>(total_g_xhat);
   }
 }
 
