@@ -6,6 +6,7 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "tensor/random.h"
+#include "tensor/threads.h"
 #include "nn/layer_norm.h"
 
 using namespace atencion;
@@ -59,4 +60,23 @@ TEST_CASE("LayerNorm: bad shapes are refused", "[layer_norm]") {
   LayerNorm norm(4);
   REQUIRE_THROWS_WITH(norm(Variable(Tensor::zeros({2, 3}))), Contains("layer_norm: x [2, 3]"));
   REQUIRE_THROWS_WITH(norm(Variable(Tensor::zeros({2, 4}, DType::Float64))), Contains("float64"));
+}
+
+TEST_CASE("LayerNorm: the same bits with one thread or two", "[layer_norm][threads]") {
+  Generator generator(7);
+  const Tensor x = randn({300, 256}, generator);  // large enough to run in parallel
+  const Tensor g = randn({300, 256}, generator);
+  std::vector<std::vector<double>> results;
+  const int previous = num_threads();
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    LayerNorm norm(256);
+    Variable input(x, true);
+    norm(input).backward(g);
+    results.push_back(input.grad().to_vector());
+    results.push_back(norm.weight.grad().to_vector());
+    results.push_back(norm.bias.grad().to_vector());
+  }
+  set_num_threads(previous);
+  for (std::size_t k = 0; k < 3; ++k) REQUIRE(results[k] == results[k + 3]);
 }

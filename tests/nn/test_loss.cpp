@@ -7,6 +7,7 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "tensor/random.h"
+#include "tensor/threads.h"
 #include "fixture.h"
 #include "nn/loss.h"
 
@@ -116,4 +117,25 @@ TEST_CASE("cross_entropy: bad input is refused with the shapes", "[loss]") {
                       Contains("target -1 at position 1 is outside [0, 3)"));
   REQUIRE_THROWS_WITH(cross_entropy(logits, Tensor::from_ids({1, 1}, {2}), {.label_smoothing = 2}),
                       Contains("label_smoothing"));
+}
+
+TEST_CASE("cross_entropy: the same bits with one thread or two", "[loss][threads]") {
+  Generator generator(8);
+  const Tensor logits = randn({64, 1000}, generator);  // large enough to run in parallel
+  std::vector<int64_t> ids(64);
+  for (auto& id : ids) id = generator.randint(0, 1000);
+  const Tensor targets = Tensor::from_ids(ids, {64});
+  std::vector<std::vector<double>> results;
+  const int previous = num_threads();
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Variable input(logits, true);
+    Variable loss = cross_entropy(input, targets, {.label_smoothing = 0.1});
+    loss.backward();
+    results.push_back({loss.item()});
+    results.push_back(input.grad().to_vector());
+  }
+  set_num_threads(previous);
+  REQUIRE(results[0] == results[2]);
+  REQUIRE(results[1] == results[3]);
 }
