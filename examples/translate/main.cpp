@@ -90,8 +90,13 @@ int main(int argc, char** argv) {
       const Translator translator = Translator::from_checkpoint(load_checkpoint(model_dir));
       if (sentences.empty()) {
         // One sentence per line in, one translation per line out, nothing else on stdout.
-        for (std::string line; std::getline(std::cin, line);)
-          std::cout << translate_sentences(translator, {line}, decode)[0] << "\n" << std::flush;
+        for (std::string line; std::getline(std::cin, line);) {
+          if (!line.empty() && line.back() == '\r') line.pop_back();  // a Windows line end
+          // A blank line stays blank (there is nothing to translate), so lines keep matching.
+          const bool blank = line.find_first_not_of(" \t") == std::string::npos;
+          std::cout << (blank ? "" : translate_sentences(translator, {line}, decode)[0]) << "\n"
+                    << std::flush;
+        }
       } else {
         for (const auto& translation : translate_sentences(translator, sentences, decode))
           std::cout << translation << "\n";

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# tests/examples/translate_stdin.sh BINARY WORK_DIR — `atencion-translate translate` with no
+# sentence reads one sentence a line from stdin and writes one translation a line to stdout,
+# nothing else; everything else it says goes to stderr.
+set -euo pipefail
+binary=$1
+work=$2
+source "$(dirname "$0")/tiny_pairs.sh"
+rm -rf "$work"
+mkdir -p "$work"
+write_tiny_pairs "$work/pairs.tsv"
+"$binary" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$work/run" --epochs 2 \
+  > "$work/train.log" 2>&1 || { cat "$work/train.log"; exit 1; }
+
+printf '%s\n' "El gato come pan." "¿El perro tiene agua?" "" "El niño ve leche." \
+  > "$work/input.txt"
+"$binary" translate --model "$work/run" < "$work/input.txt" > "$work/stdout.txt" \
+  2> "$work/stderr.txt"
+lines=$(wc -l < "$work/stdout.txt")
+[[ $lines == 4 ]] || { echo "expected 4 lines on stdout, got $lines:"; cat "$work/stdout.txt"; exit 1; }
+[[ $(sed -n 3p "$work/stdout.txt") == "" ]] || { echo "an empty line should give an empty line"; exit 1; }
+[[ -n $(sed -n 1p "$work/stdout.txt") ]] || { echo "no translation for line 1"; exit 1; }
+
+# The same sentences as arguments give the same translations, line for line.
+"$binary" translate --model "$work/run" "El gato come pan." "¿El perro tiene agua?" \
+  > "$work/arguments.txt"
+diff <(sed -n '1,2p' "$work/stdout.txt") "$work/arguments.txt"
+# Input without a final newline still gives its last line.
+printf 'El gato come pan.' | "$binary" translate --model "$work/run" > "$work/last.txt"
+[[ $(wc -l < "$work/last.txt") == 1 ]] || { echo "the unterminated last line was lost"; exit 1; }
+cat "$work/stdout.txt"
