@@ -81,6 +81,7 @@ double evaluation_loss(const Translator& translator, const std::vector<Example>&
 }  // namespace
 
 std::string train(const TrainOptions& requested) {
+  const auto start_time = Clock::now();
   TrainOptions options = requested;
   Progress progress(stdout);
 
@@ -94,7 +95,6 @@ std::string train(const TrainOptions& requested) {
     }
   }
 
-  const auto start_time = Clock::now();
   DataSplit split = load_split(options.data_path, options.max_words, options.split_seed);
   progress.message("data: " + std::to_string(split.train.size()) + " training pairs, " +
                    std::to_string(split.dev.size()) + " dev, " +
@@ -152,11 +152,16 @@ std::string train(const TrainOptions& requested) {
   batch_options.max_tokens = options.max_tokens;
   BatchStream stream(train_examples, batch_options, options.seed, position);
 
+  // --minutes bounds this whole command, preparation included; seconds_now() is the training
+  // time of the run so far, resumed runs included.
   const auto loop_start = Clock::now();
   auto seconds_now = [&] {
     return seconds_before + std::chrono::duration<double>(Clock::now() - loop_start).count();
   };
   const double budget_seconds = options.minutes * 60.0;
+  auto seconds_left = [&] {
+    return budget_seconds - std::chrono::duration<double>(Clock::now() - start_time).count();
+  };
   std::string last_checkpoint;
   auto save = [&] {
     CheckpointData data = translator.to_checkpoint();
@@ -177,7 +182,7 @@ std::string train(const TrainOptions& requested) {
   const int64_t steps_at_start = step;
   while (true) {
     if (options.epochs > 0 && stream.position().epoch >= options.epochs) break;
-    if (budget_seconds > 0 && seconds_now() >= budget_seconds) break;
+    if (budget_seconds > 0 && seconds_left() <= 0) break;
 
     const Batch batch = stream.next();
     const BatchTensors tensors = to_tensors(batch);
@@ -204,8 +209,8 @@ std::string train(const TrainOptions& requested) {
       const double per_step = (seconds_now() - seconds_before) /
                               static_cast<double>(step - steps_at_start);
       if (budget_seconds > 0) {
-        line.fraction_done = seconds_now() / budget_seconds;
-        line.seconds_left = budget_seconds - seconds_now();
+        line.seconds_left = seconds_left();
+        line.fraction_done = 1.0 - line.seconds_left / budget_seconds;
       } else if (options.epochs > 0) {
         const double total_batches =
             static_cast<double>(options.epochs * stream.batches_per_epoch());
