@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
 # tools/main.sh — the README's main command: installs what is missing from Debian's packages,
-# builds atencion in Release (build/) and runs the main job.
-#   bash tools/main.sh [arguments for the main program]
+# builds atencion in Release (build/) and runs the main job, the Spanish→English translator:
+#   1. trains the default model on the shipped Tatoeba pairs for ATENCION_MINUTES (default 9)
+#      minutes, preparation included, writing checkpoints to runs/spa-eng/;
+#   2. scores it on the test split (BLEU, exact match, samples);
+#   3. translates a handful of sentences, "¿Cuál es tu nombre?" among them.
+# Arguments are passed to `atencion-translate train` (e.g. --resume, --minutes 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/packages.sh
 
-# The main job: the CMake target name is the program's file name.
-main_program=examples/xor/xor
-
 ensure_packages "${ATENCION_BUILD_PACKAGES[@]}"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
   -DATENCION_BUILD_TESTS=OFF -DATENCION_BUILD_EXAMPLES=ON -DATENCION_BUILD_BENCHMARKS=OFF
-cmake --build build -j2 --target "$(basename "$main_program")"
-exec "build/$main_program" "$@"
+cmake --build build -j2 --target atencion-translate
+
+translator=build/examples/translate/atencion-translate
+run_dir=runs/spa-eng
+"$translator" train --out "$run_dir" --minutes "${ATENCION_MINUTES:-9}" "$@"
+"$translator" eval --model "$run_dir" --samples 5
+echo "== translations =="
+for sentence in "¿Cuál es tu nombre?" "Tengo hambre." "Me gusta leer libros." \
+                "¿Dónde está la estación?" "Mañana vamos a la playa."; do
+  echo "$sentence  →  $("$translator" translate --model "$run_dir" "$sentence")"
+done
