@@ -24,6 +24,20 @@ std::string step_name(int64_t step) {
   return name;
 }
 
+// The "step-N" directories of a run, oldest first. Only whole checkpoints have such a name:
+// one being written is "step-N.tmp-<pid>" until it is complete.
+std::vector<fs::path> complete_checkpoints(const fs::path& run_dir) {
+  std::vector<fs::path> checkpoints;
+  for (const auto& entry : fs::directory_iterator(run_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && name.rfind("step-", 0) == 0 &&
+        name.find(".tmp-") == std::string::npos && fs::exists(entry.path() / "config.json"))
+      checkpoints.push_back(entry.path());
+  }
+  std::sort(checkpoints.begin(), checkpoints.end());  // zero-padded step numbers sort by name
+  return checkpoints;
+}
+
 void fsync_path(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY);
   if (fd >= 0) {
@@ -80,18 +94,14 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
   write_file_atomically((fs::path(run_dir) / "latest").string(), name + "\n");
   fsync_path(run_dir);
 
-  // Keep the newest `keep` checkpoints; drop older ones and leftovers of killed runs.
-  std::vector<fs::path> checkpoints;
+  // Keep the newest `keep` checkpoints; drop older ones and the leftovers of killed runs
+  // ("step-N.tmp-<pid>" directories, "latest.tmp-<pid>" files).
+  std::vector<fs::path> checkpoints = complete_checkpoints(run_dir);
   for (const auto& entry : fs::directory_iterator(run_dir)) {
     const std::string entry_name = entry.path().filename().string();
-    if (!entry.is_directory() || entry_name.rfind("step-", 0) != 0) continue;
-    if (entry_name.find(".tmp-") != std::string::npos) {
-      if (entry.path() != temporary_dir) fs::remove_all(entry.path());
-      continue;
-    }
-    checkpoints.push_back(entry.path());
+    const bool ours = entry_name.rfind("step-", 0) == 0 || entry_name.rfind("latest", 0) == 0;
+    if (ours && entry_name.find(".tmp-") != std::string::npos) fs::remove_all(entry.path());
   }
-  std::sort(checkpoints.begin(), checkpoints.end());
   for (size_t i = 0; i + keep < checkpoints.size(); ++i)
     if (checkpoints[i] != final_dir) fs::remove_all(checkpoints[i]);
   return final_dir.string();
@@ -100,11 +110,17 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
 std::string resolve_checkpoint(const std::string& path) {
   if (fs::exists(fs::path(path) / "config.json")) return path;
   const fs::path latest = fs::path(path) / "latest";
-  if (!fs::exists(latest)) return "";
-  std::string name = read_file(latest.string());
-  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
-  const fs::path dir = fs::path(path) / name;
-  return fs::exists(dir / "config.json") ? dir.string() : "";
+  if (fs::exists(latest)) {
+    std::string name = read_file(latest.string());
+    while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
+    const fs::path dir = fs::path(path) / name;
+    if (!name.empty() && fs::exists(dir / "config.json")) return dir.string();
+  }
+  // No "latest", or it names a checkpoint that is gone (a kill between replacing a checkpoint
+  // of the same step and rewriting "latest"): the newest whole checkpoint will do.
+  if (!fs::is_directory(path)) return "";
+  const std::vector<fs::path> checkpoints = complete_checkpoints(path);
+  return checkpoints.empty() ? "" : checkpoints.back().string();
 }
 
 CheckpointData load_checkpoint(const std::string& path) {
@@ -123,6 +139,7 @@ CheckpointData load_checkpoint(const std::string& path) {
     }
   };
   CheckpointData data;
+  data.directory = dir;
   data.config = parse_json("config.json");
   data.trainer = parse_json("trainer.json");
   auto model = load_safetensors((fs::path(dir) / "model.safetensors").string());

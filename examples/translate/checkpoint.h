@@ -9,7 +9,7 @@
 //       config.json             the model's TransformerConfig and the run's settings
 //       model.safetensors       the parameters (Module::state_dict names)
 //       optimizer.safetensors   Adam's moments and step counts
-//       trainer.json            step, data position, generator state, loss history
+//       trainer.json            step, data position, training seconds, loss history
 //       source.model            the Spanish SentencePiece model (its vocabulary inside)
 //       target.model            the English one
 //
@@ -31,6 +31,7 @@ namespace atencion::translate {
 
 // What a checkpoint holds, as plain data; the program turns it into modules and back.
 struct CheckpointData {
+  std::string directory;       // where load_checkpoint found it ("" when built in memory)
   nlohmann::json config;       // config.json
   NamedTensors model;          // model.safetensors
   NamedTensors optimizer;      // optimizer.safetensors (empty for a model saved without one)
@@ -49,7 +50,9 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
 // is reported by load_safetensors with the tensor and byte offset.
 CheckpointData load_checkpoint(const std::string& path);
 
-// The checkpoint directory `path` stands for (following "latest"), or "" when there is none.
+// The checkpoint directory `path` stands for: `path` itself if it holds a config.json, else the
+// one "latest" names, else (no "latest", or it names a checkpoint that is gone) the newest
+// whole "step-N" directory; "" when there is none.
 std::string resolve_checkpoint(const std::string& path);
 
 // Writes `bytes` to `path` through a temporary file, fsync and rename.

@@ -162,7 +162,9 @@ std::string train(const TrainOptions& requested) {
   auto seconds_left = [&] {
     return budget_seconds - std::chrono::duration<double>(Clock::now() - start_time).count();
   };
-  std::string last_checkpoint;
+  // A resumed run already has a checkpoint of its current step.
+  std::string last_checkpoint = checkpoint ? checkpoint->directory : "";
+  int64_t saved_step = checkpoint ? step : -1;
   auto save = [&] {
     CheckpointData data = translator.to_checkpoint();
     data.config["run"] = run_to_json(options);
@@ -173,6 +175,7 @@ std::string train(const TrainOptions& requested) {
                     {"seconds", seconds_now()},
                     {"history", history}};
     last_checkpoint = save_checkpoint(options.out_dir, step, data);
+    saved_step = step;
     progress.message("checkpoint: " + last_checkpoint);
   };
 
@@ -181,7 +184,10 @@ std::string train(const TrainOptions& requested) {
   auto interval_start = Clock::now();
   const int64_t steps_at_start = step;
   while (true) {
-    if (options.epochs > 0 && stream.position().epoch >= options.epochs) break;
+    // The last batch of epoch e leaves the stream at (e, batches_per_epoch): e + 1 are done.
+    const BatchPosition at = stream.position();
+    const int64_t epochs_done = at.epoch + (at.batch == stream.batches_per_epoch() ? 1 : 0);
+    if (options.epochs > 0 && epochs_done >= options.epochs) break;
     if (budget_seconds > 0 && seconds_left() <= 0) break;
 
     const Batch batch = stream.next();
@@ -231,7 +237,7 @@ std::string train(const TrainOptions& requested) {
     }
     if (options.checkpoint_every > 0 && step % options.checkpoint_every == 0) save();
   }
-  save();
+  if (step != saved_step) save();  // the end, unless that step's checkpoint was just written
   char summary[160];
   std::snprintf(summary, sizeof summary, "trained %lld steps in %s; dev loss %.3f",
                 static_cast<long long>(step), format_duration(seconds_now()).c_str(),

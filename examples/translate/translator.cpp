@@ -31,10 +31,18 @@ Translator Translator::create(nn::TransformerConfig config, Tokenizer source_tok
 }
 
 Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {
+  if (!checkpoint.config.contains("model"))
+    throw std::runtime_error(checkpoint.directory + "/config.json: no \"model\" section");
   nn::TransformerConfig config = config_from_json(checkpoint.config.at("model"));
   Generator generator(0);  // the weights are replaced by the checkpoint's
   auto model = std::make_shared<nn::Transformer>(config, generator);
-  model->load_state_dict(checkpoint.model);
+  try {
+    model->load_state_dict(checkpoint.model);
+  } catch (const std::invalid_argument& error) {
+    const std::string where = checkpoint.directory.empty() ? "checkpoint" : checkpoint.directory;
+    throw std::invalid_argument(where + ": model.safetensors does not match config.json: " +
+                                error.what());
+  }
   model->eval();
   return Translator{config, std::move(model),
                     Tokenizer::from_serialized(checkpoint.source_tokenizer),

@@ -41,7 +41,8 @@ grep -q "resumed $run at step $step " "$work/second.log" ||
 if ls -d "$run"/*.tmp-* 2>/dev/null; then echo "leftovers of the killed run remain"; exit 1; fi
 final_step=$(field step)
 (( final_step > step )) || { echo "no steps after the resume ($final_step)"; exit 1; }
-[[ $(field epoch) == $((epoch + 2)) ]] || { echo "did not finish epoch $((epoch + 2))"; exit 1; }
+# --epochs E ends after the last batch of epoch E - 1 (counting from 0).
+[[ $(field epoch) == $((epoch + 1)) ]] || { echo "did not stop after epoch $((epoch + 1))"; exit 1; }
 
 translation=$("$binary" translate --model "$run" "¿El gato come pan?")
 [[ -n "$translation" ]] || { echo "empty translation"; exit 1; }
