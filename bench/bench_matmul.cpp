@@ -7,11 +7,14 @@
 //   matmul_nt/N   A·Bᵀ   (the backward's dL/dA = G·Bᵀ; attention scores Q·Kᵀ)
 //   matmul_tn/N   Aᵀ·B   (the backward's dL/dB = Aᵀ·G)
 //   bmm/64x64x64x64   64 products of 64 x 64 by 64 x 64 (one attention head's scores per item)
+//   micro_kernel/f32  the float32 micro-kernel alone, on packed panels already in L1, one
+//                     thread: the ceiling the blocked gemm approaches on one core
 #include <benchmark/benchmark.h>
 
 #include <chrono>
 #include <cstdint>
 
+#include "tensor/gemm_kernel.h"
 #include "tensor/ops.h"
 #include "tensor/random.h"
 #include "tensor/tensor.h"
@@ -62,6 +65,20 @@ void bmm(benchmark::State& state) {
   });
 }
 
+void micro_kernel_f32(benchmark::State& state) {
+  const auto& kernel = atencion::gemm_detail::best_kernel_f32();
+  const int64_t k = 256;  // one k block
+  const atencion::Tensor a_panel = atencion::Tensor::full({k * kernel.mr}, 0.001);
+  const atencion::Tensor b_panel = atencion::Tensor::full({k * kernel.nr}, 0.001);
+  Tensor c = Tensor::zeros({kernel.mr, kernel.nr});
+  measure_gflops(state, 1, kernel.mr, kernel.nr, k, [&] {
+    kernel.tile[kernel.mr - 1](k, a_panel.data<float>(), b_panel.data<float>(), c.data<float>(),
+                               kernel.nr, kernel.nr, false);
+    benchmark::DoNotOptimize(c.data<float>());
+  });
+  state.SetLabel(kernel.name);
+}
+
 void square_sizes(benchmark::internal::Benchmark* b) {
   for (int64_t n : {64, 128, 256, 512, 1024, 2048}) b->Arg(n);
   b->Unit(benchmark::kMicrosecond);
@@ -73,5 +90,6 @@ BENCHMARK(matmul)->Apply(square_sizes);
 BENCHMARK(matmul_nt)->Apply(square_sizes);
 BENCHMARK(matmul_tn)->Apply(square_sizes);
 BENCHMARK(bmm)->Name("bmm/64x64x64x64")->Unit(benchmark::kMicrosecond);
+BENCHMARK(micro_kernel_f32)->Name("micro_kernel/f32");
 
 BENCHMARK_MAIN();

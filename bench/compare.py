@@ -115,6 +115,8 @@ for size in (64, 128, 256, 512, 1024, 2048):
 for size in (64, 128, 256, 512, 1024, 2048):
     CASES.append(matmul_case(f"matmul_tn/{size}", 1, size, size, size, trans_a=True))
 CASES.append(matmul_case("bmm/64x64x64x64", 64, 64, 64, 64))
+# The float32 micro-kernel alone on one thread: atencion's own ceiling, no other backend.
+CASES.append(Case("micro_kernel/f32", "bench_matmul", "gflops", 0.0))
 
 # ---- backends -------------------------------------------------------------------------------
 
