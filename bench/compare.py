@@ -7,7 +7,8 @@ OPENBLAS_CORETYPE (Haswell kernels, AVX2) and once with OPENBLAS_CORETYPE and OP
 unset (OpenBLAS picks its own kernels, AVX-512 here). Every backend runs in its own process
 with the same number of threads; the rounds alternate between backends so that a busy moment
 on a shared machine does not fall on one column only, and each cell is the best of the rounds.
-Prints a markdown table of the rates and of atencion's ratios (docs/performance.md).
+Prints a markdown table of the rates and of atencion's ratios (docs/performance.md), and for
+the cases that run alone in a process (a training step) the peak RSS of each side's process.
 
     /usr/bin/python3 bench/compare.py --build build            # every case
     /usr/bin/python3 bench/compare.py --build build --filter 'matmul/(512|1024)' --rounds 5
@@ -25,9 +26,10 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -42,6 +44,8 @@ class Case:
     work: float  # units of the metric done by one call (GFLOP, or tokens)
     # backend name -> setup(threads) returning a function that does the work once
     setups: Dict[str, Callable[[int], Callable[[], None]]] = field(default_factory=dict)
+    # Run alone in its own process on every backend, whose peak RSS is then reported.
+    own_process: bool = False
 
 
 def torch_matmul_setup(batch, m, n, k, trans_a, trans_b):
@@ -118,6 +122,83 @@ CASES.append(matmul_case("bmm/64x64x64x64", 64, 64, 64, 64))
 # The float32 micro-kernel alone on one thread: atencion's own ceiling, no other backend.
 CASES.append(Case("micro_kernel/f32", "bench_matmul", "gflops", 0.0))
 
+
+def torch_attention_setup(batch, tokens, d_model, heads, backward):
+    """torch.nn.MultiheadAttention self-attention (batch_first, no mask, no dropout), forward
+    with autograd recording as atencion does, and optionally backward from a fixed gradient."""
+    def setup(threads):
+        import torch
+
+        torch.set_num_threads(threads)
+        torch.manual_seed(42)
+        attention = torch.nn.MultiheadAttention(d_model, heads, batch_first=True)
+        x = torch.randn(batch, tokens, d_model, requires_grad=backward)
+        grad_output = torch.randn(batch, tokens, d_model)
+
+        def run():
+            y, _ = attention(x, x, x, need_weights=False)
+            if backward:
+                y.backward(grad_output)
+                attention.zero_grad()
+                x.grad = None
+
+        return run
+
+    return setup
+
+
+def torch_train_step_setup(threads):
+    """bench_train_step's train_step/tiny in PyTorch: embeddings·√d + sinusoidal positions,
+    torch.nn.Transformer (d_model 128, 4 heads, 2 + 2 layers, d_ff 512, dropout 0.1, post-norm),
+    Linear to 4000 logits, label-smoothed cross-entropy, Adam; batch 64, 20 tokens a side."""
+    import math
+
+    import torch
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(42)
+    d_model, vocabulary, batch, tokens = 128, 4000, 64, 20
+    source_embedding = torch.nn.Embedding(vocabulary, d_model)
+    target_embedding = torch.nn.Embedding(vocabulary, d_model)
+    transformer = torch.nn.Transformer(d_model, 4, 2, 2, 512, 0.1, batch_first=True)
+    output_projection = torch.nn.Linear(d_model, vocabulary)
+    modules = torch.nn.ModuleList([source_embedding, target_embedding, transformer,
+                                   output_projection])
+    optimizer = torch.optim.Adam(modules.parameters())
+    position = torch.arange(tokens).unsqueeze(1)
+    frequency = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+    positional_encoding = torch.zeros(tokens, d_model)
+    positional_encoding[:, 0::2] = torch.sin(position * frequency)
+    positional_encoding[:, 1::2] = torch.cos(position * frequency)
+    source = torch.randint(vocabulary, (batch, tokens))
+    target_input = torch.randint(vocabulary, (batch, tokens))
+    target_output = torch.randint(vocabulary, (batch, tokens))
+    causal_mask = transformer.generate_square_subsequent_mask(tokens)
+    scale = math.sqrt(d_model)
+
+    def run():
+        optimizer.zero_grad()
+        hidden = transformer(source_embedding(source) * scale + positional_encoding,
+                             target_embedding(target_input) * scale + positional_encoding,
+                             tgt_mask=causal_mask)
+        logits = output_projection(hidden)
+        loss = torch.nn.functional.cross_entropy(logits.reshape(-1, vocabulary),
+                                                 target_output.reshape(-1), label_smoothing=0.1)
+        loss.backward()
+        optimizer.step()
+
+    return run
+
+
+for shape, (batch, tokens, d_model, heads) in [("B32_T64_D512_H8", (32, 64, 512, 8)),
+                                               ("B64_T20_D128_H4", (64, 20, 128, 4))]:
+    for kind, backward in [("mha_forward", False), ("mha_forward_backward", True)]:
+        CASES.append(Case(f"{kind}/{shape}", "bench_attention", "tokens_per_second",
+                          batch * tokens, {"pytorch": torch_attention_setup(
+                              batch, tokens, d_model, heads, backward)}))
+CASES.append(Case("train_step/tiny", "bench_train_step", "tokens_per_second", 64 * 20,
+                  {"pytorch": torch_train_step_setup}, own_process=True))
+
 # ---- backends -------------------------------------------------------------------------------
 
 BACKENDS = {
@@ -162,28 +243,52 @@ def child_environment(changes: Dict[str, Optional[str]], threads: int) -> Dict[s
     return env
 
 
-def run_backend(backend: str, cases: List[Case], args) -> Dict[str, float]:
-    names = [c.name for c in cases if backend in c.setups]
-    if not names:
-        return {}
-    command = [sys.executable, os.path.abspath(__file__), "--worker", backend,
-               "--threads", str(args.threads), "--min-time", str(args.min_time),
-               "--cases", json.dumps(names)]
-    output = subprocess.run(command, env=child_environment(BACKENDS[backend][1], args.threads),
-                            check=True, capture_output=True, text=True).stdout
-    return json.loads(output.strip().splitlines()[-1])
+def run_child(command: List[str], env: Dict[str, str]) -> Tuple[str, float]:
+    """Runs command to the end; returns its standard output and its peak RSS in MiB."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(process.pid, 0)  # this child's own resource usage
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f"{' '.join(command)} failed: {err.read()}")
+        out.seek(0)
+        return out.read(), usage.ru_maxrss / 1024.0  # Linux counts it in KiB
 
 
-def run_atencion(cases: List[Case], args) -> Dict[str, float]:
+def process_groups(cases: List[Case]) -> List[List[Case]]:
+    """The cases that run in one process together, and each own_process case on its own."""
+    shared = [c for c in cases if not c.own_process]
+    return ([shared] if shared else []) + [[c] for c in cases if c.own_process]
+
+
+def run_backend(backend: str, cases: List[Case], args,
+                peak_rss: Dict[str, float]) -> Dict[str, float]:
     results = {}
-    for program in sorted({c.program for c in cases}):
-        wanted = [c for c in cases if c.program == program]
+    for group in process_groups([c for c in cases if backend in c.setups]):
+        command = [sys.executable, os.path.abspath(__file__), "--worker", backend,
+                   "--threads", str(args.threads), "--min-time", str(args.min_time),
+                   "--cases", json.dumps([c.name for c in group])]
+        output, peak = run_child(command, child_environment(BACKENDS[backend][1], args.threads))
+        results.update(json.loads(output.strip().splitlines()[-1]))
+        if group[0].own_process:
+            peak_rss[group[0].name] = peak
+    return results
+
+
+def run_atencion(cases: List[Case], args, peak_rss: Dict[str, float]) -> Dict[str, float]:
+    results = {}
+    groups = [group for program in sorted({c.program for c in cases})
+              for group in process_groups([c for c in cases if c.program == program])]
+    for wanted in groups:
+        program = wanted[0].program
         pattern = "^(" + "|".join(re.escape(c.name) for c in wanted) + ")$"
         binary = os.path.join(args.build, "bench", program)
         command = [binary, "--benchmark_format=json", f"--benchmark_filter={pattern}",
                    f"--benchmark_min_time={args.min_time}"]
-        output = subprocess.run(command, env=child_environment({}, args.threads), check=True,
-                                capture_output=True, text=True).stdout
+        output, peak = run_child(command, child_environment({}, args.threads))
+        if wanted[0].own_process:
+            peak_rss[wanted[0].name] = peak
         for entry in json.loads(output)["benchmarks"]:
             case = next((c for c in wanted if c.name == entry["name"]), None)
             if case is not None and case.metric in entry:
@@ -221,6 +326,18 @@ def table(cases: List[Case], best: Dict[str, Dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+def rss_table(cases: List[Case], peak_rss: Dict[str, Dict[str, float]]) -> str:
+    """Peak resident memory of the process that ran each own_process case, in MiB."""
+    lines = ["| case | atencion MiB | PyTorch MiB | atencion / PyTorch |", "|---|---|---|---|"]
+    for case in cases:
+        ours, theirs = peak_rss["atencion"].get(case.name), peak_rss["pytorch"].get(case.name)
+        if case.own_process and ours is not None:
+            ratio = f"{ours / theirs:.2f}" if theirs else "—"
+            lines.append(f"| `{case.name}` | {ours:.0f} | "
+                         f"{format_rate(theirs) if theirs else '—'} | {ratio} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(HERE, "..", "build"),
@@ -241,11 +358,12 @@ def main() -> None:
 
     cases = [c for c in CASES if re.search(args.filter, c.name)]
     best: Dict[str, Dict[str, float]] = {b: {} for b in ["atencion"] + list(BACKENDS)}
+    peak_rss: Dict[str, Dict[str, float]] = {b: {} for b in ["atencion"] + list(BACKENDS)}
     for round_number in range(args.rounds):
         print(f"round {round_number + 1} of {args.rounds}", file=sys.stderr)
-        results = {"atencion": run_atencion(cases, args)}
+        results = {"atencion": run_atencion(cases, args, peak_rss["atencion"])}
         for backend in BACKENDS:
-            results[backend] = run_backend(backend, cases, args)
+            results[backend] = run_backend(backend, cases, args, peak_rss[backend])
         for backend, values in results.items():
             for name, value in values.items():
                 best[backend][name] = max(value, best[backend].get(name, 0.0))
@@ -253,6 +371,10 @@ def main() -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {args.threads} threads, "
           f"best of {args.rounds} rounds of {args.min_time} s per case\n")
     print(table(cases, best))
+    memory = rss_table(cases, peak_rss)
+    if memory:
+        print("\nPeak RSS of the whole process (the last round):\n")
+        print(memory)
 
 
 if __name__ == "__main__":

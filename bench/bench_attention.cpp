@@ -1,0 +1,77 @@
+// bench/bench_attention.cpp — nn::MultiHeadAttention (self-attention, no mask, no dropout),
+// forward alone and forward + backward, in tokens per second (batch · tokens per call over
+// wall-clock time). Compare with torch.nn.MultiheadAttention: bench/compare.py.
+//
+//   mha_forward/B32_T64_D512_H8            batch 32, 64 tokens, d_model 512, 8 heads
+//   mha_forward_backward/B32_T64_D512_H8   the same, then backward from a fixed gradient
+//   mha_forward/B64_T20_D128_H4            the tiny translator's shape
+//   mha_forward_backward/B64_T20_D128_H4
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "autograd/variable.h"
+#include "nn/multi_head_attention.h"
+#include "tensor/random.h"
+
+namespace {
+
+using atencion::Tensor;
+using atencion::Variable;
+
+struct AttentionShape {
+  int64_t batch, tokens, d_model, heads;
+};
+
+// Runs `step` once per iteration and reports `tokens_per_second` (batch · tokens per call).
+template <typename Step>
+void measure_tokens(benchmark::State& state, const AttentionShape& shape, Step step) {
+  const auto start = std::chrono::steady_clock::now();
+  for (auto _ : state) step();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double tokens = static_cast<double>(shape.batch * shape.tokens * state.iterations());
+  state.counters["tokens_per_second"] = benchmark::Counter(tokens / seconds);
+}
+
+void run_attention(benchmark::State& state, const AttentionShape& shape, bool backward) {
+  atencion::Generator generator(42);
+  atencion::nn::MultiHeadAttention attention(shape.d_model, shape.heads, generator);
+  const Tensor x_value = atencion::randn({shape.batch, shape.tokens, shape.d_model}, generator);
+  const Tensor grad_output =
+      atencion::randn({shape.batch, shape.tokens, shape.d_model}, generator);
+  measure_tokens(state, shape, [&] {
+    Variable x(x_value, /*requires_grad=*/backward);
+    Variable y = attention(x, x, x);
+    if (backward) {
+      y.backward(grad_output);
+      attention.zero_grad();
+    }
+    benchmark::DoNotOptimize(y.value().storage()->data());
+  });
+}
+
+constexpr AttentionShape kWide{32, 64, 512, 8}, kTiny{64, 20, 128, 4};
+
+void forward_wide(benchmark::State& state) { run_attention(state, kWide, false); }
+void forward_backward_wide(benchmark::State& state) { run_attention(state, kWide, true); }
+void forward_tiny(benchmark::State& state) { run_attention(state, kTiny, false); }
+void forward_backward_tiny(benchmark::State& state) { run_attention(state, kTiny, true); }
+
+}  // namespace
+
+void attention_case(benchmark::internal::Benchmark* b) {
+  b->Unit(benchmark::kMillisecond);
+}
+
+BENCHMARK(forward_wide)->Name("mha_forward/B32_T64_D512_H8")->Apply(attention_case);
+BENCHMARK(forward_backward_wide)
+    ->Name("mha_forward_backward/B32_T64_D512_H8")
+    ->Apply(attention_case);
+BENCHMARK(forward_tiny)->Name("mha_forward/B64_T20_D128_H4")->Apply(attention_case);
+BENCHMARK(forward_backward_tiny)
+    ->Name("mha_forward_backward/B64_T20_D128_H4")
+    ->Apply(attention_case);
+
+BENCHMARK_MAIN();
