@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "nn/masks.h"
 
@@ -22,6 +25,12 @@ Tensor pad_rows(const std::vector<std::vector<int64_t>>& rows, int64_t pad_id,
     lengths.push_back(std::max<int64_t>(1, rows[r].size()));
   }
   return Tensor::from_ids(ids, {static_cast<int64_t>(rows.size()), longest});
+}
+
+// pad and bos never come out of the decoder: pad only fills batches and bos only starts the
+// input. Both searches choose among the other tokens.
+bool may_output(int64_t token, const DecodeOptions& options) {
+  return token != options.pad_id && token != options.bos_id;
 }
 
 // log p(next token | source, prefix) for each prefix: [prefixes, target vocab].
@@ -52,12 +61,19 @@ std::vector<std::vector<int64_t>> greedy(Transformer& model,
   std::vector<std::vector<int64_t>> prefixes(rows, {options.bos_id});
   std::vector<bool> finished(rows, false);
   for (int64_t step = 0; step < options.max_length; ++step) {
-    const std::vector<int64_t> best =
-        argmax(next_log_probs(model, memory, source_mask, prefixes), -1).to_ids();
+    const std::vector<double> log_probs =
+        next_log_probs(model, memory, source_mask, prefixes).to_vector();
+    const int64_t vocab = static_cast<int64_t>(log_probs.size() / rows);
     bool all_finished = true;
     for (size_t r = 0; r < rows; ++r) {
+      // y_t = argmax over the tokens an output may hold (the first one on ties, as torch).
+      int64_t best = -1;
+      for (int64_t v = 0; v < vocab; ++v)
+        if (may_output(v, options) &&
+            (best < 0 || log_probs[r * vocab + v] > log_probs[r * vocab + best]))
+          best = v;
       // A finished row goes on with pads, so the batch stays a rectangle; they are cut below.
-      const int64_t token = finished[r] ? options.pad_id : best[r];
+      const int64_t token = finished[r] ? options.pad_id : best;
       prefixes[r].push_back(token);
       finished[r] = finished[r] || token == options.eos_id;
       all_finished = all_finished && finished[r];
@@ -73,8 +89,8 @@ std::vector<std::vector<int64_t>> greedy(Transformer& model,
   return outputs;
 }
 
-std::vector<int64_t> beam_search(Transformer& model, const std::vector<int64_t>& source_ids,
-                                 const DecodeOptions& options) {
+std::vector<int64_t> search_beams(Transformer& model, const std::vector<int64_t>& source_ids,
+                                  const DecodeOptions& options) {
   std::vector<int64_t> lengths;
   const Tensor source = pad_rows({source_ids}, options.pad_id, lengths);
   const Tensor source_mask = padding_mask(lengths, source.size(1));
@@ -105,7 +121,7 @@ std::vector<int64_t> beam_search(Transformer& model, const std::vector<int64_t>&
     candidates.reserve(log_probs.size());
     for (int64_t b = 0; b < alive; ++b)
       for (int64_t v = 0; v < vocab; ++v)
-        if (v != options.pad_id && v != options.bos_id)
+        if (may_output(v, options))
           candidates.emplace_back(beams[b].log_prob + log_probs[b * vocab + v], b * vocab + v);
     const int64_t keep = std::min<int64_t>(options.beam, static_cast<int64_t>(candidates.size()));
     std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(),
@@ -131,19 +147,60 @@ std::vector<int64_t> beam_search(Transformer& model, const std::vector<int64_t>&
 
 }  // namespace
 
-std::vector<std::vector<int64_t>> decode(Transformer& model,
-                                         const std::vector<std::vector<int64_t>>& sources,
-                                         const DecodeOptions& options) {
+namespace {
+
+void check_options(const Transformer& model, const DecodeOptions& options) {
   if (options.beam < 1 || options.max_length < 1 || options.batch_size < 1)
     throw std::invalid_argument("decode: beam, max_length and batch_size must be at least 1 (got " +
                                 std::to_string(options.beam) + ", " +
                                 std::to_string(options.max_length) + ", " +
                                 std::to_string(options.batch_size) + ")");
-  NoGradGuard no_grad;
-  model.eval();
+  const int64_t vocab = model.config().tgt_vocab;
+  for (const auto& [name, id] : {std::pair<const char*, int64_t>{"pad_id", options.pad_id},
+                                 {"bos_id", options.bos_id},
+                                 {"eos_id", options.eos_id}})
+    if (id < 0 || id >= vocab)
+      throw std::invalid_argument(std::string("decode: ") + name + " " + std::to_string(id) +
+                                  " is outside the target vocabulary [0, " +
+                                  std::to_string(vocab) + ")");
+  if (options.eos_id == options.pad_id || options.eos_id == options.bos_id)
+    throw std::invalid_argument("decode: eos_id " + std::to_string(options.eos_id) +
+                                " is also the pad or bos id");
+}
+
+// Decoding runs in eval mode without recording a graph; the model's mode is given back after.
+class EvalScope {
+ public:
+  explicit EvalScope(Transformer& model) : model_(model), was_training_(model.is_training()) {
+    model_.eval();
+  }
+  ~EvalScope() { model_.train(was_training_); }
+  EvalScope(const EvalScope&) = delete;
+  EvalScope& operator=(const EvalScope&) = delete;
+
+ private:
+  Transformer& model_;
+  bool was_training_;
+  NoGradGuard no_grad_;
+};
+
+}  // namespace
+
+std::vector<int64_t> beam_search(Transformer& model, const std::vector<int64_t>& source,
+                                 const DecodeOptions& options) {
+  check_options(model, options);
+  EvalScope scope(model);
+  return search_beams(model, source, options);
+}
+
+std::vector<std::vector<int64_t>> decode(Transformer& model,
+                                         const std::vector<std::vector<int64_t>>& sources,
+                                         const DecodeOptions& options) {
+  check_options(model, options);
+  EvalScope scope(model);
   std::vector<std::vector<int64_t>> outputs;
   if (options.beam > 1) {
-    for (const auto& source : sources) outputs.push_back(beam_search(model, source, options));
+    for (const auto& source : sources) outputs.push_back(search_beams(model, source, options));
     return outputs;
   }
   // Sorted by length, each batch pads little; the outputs go back to the input order.

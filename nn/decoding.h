@@ -9,7 +9,9 @@
 //            Finished prefixes are ranked by log p / lp(length) with GNMT's length penalty
 //            lp(n) = ((5 + n) / 6)^alpha, so longer outputs are not punished merely for
 //            having more factors below 1.
-// Both run under NoGradGuard in eval mode: nothing is recorded.
+// Neither search ever outputs pad or bos (only eos and the ordinary tokens compete), so a beam of
+// width 1 makes the same choices as greedy. Both run under NoGradGuard in eval mode (nothing is
+// recorded) and give the model back in the mode they found it.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +31,15 @@ struct DecodeOptions {
 
 // Output ids (no bos, no eos) for each source's ids. Greedy decoding runs sources in batches
 // sorted by length; beam search runs one source at a time with its beams as the batch.
+// Throws std::invalid_argument for beam, max_length or batch_size below 1 and for special
+// ids outside the target vocabulary.
 std::vector<std::vector<int64_t>> decode(Transformer& model,
                                          const std::vector<std::vector<int64_t>>& sources,
                                          const DecodeOptions& options);
+
+// Beam search of width options.beam for one source, whatever the width (decode() uses greedy
+// for width 1; this runs the beam code, e.g. to check that width 1 gives greedy's output).
+std::vector<int64_t> beam_search(Transformer& model, const std::vector<int64_t>& source,
+                                 const DecodeOptions& options);
 
 }  // namespace atencion::nn
