@@ -112,6 +112,20 @@ void run_gemm(const Tensor& a, const Tensor& b, Tensor& out, const MatmulOperand
   const T* a_data = dense_a.data<T>();
   const T* b_data = dense_b.data<T>();
   T* out_data = out.data<T>();
+  // One op(b) for every batch item (a Linear's weight against [batch, tokens, features]): when
+  // a's and out's matrices lie one after another in memory, the batch folds into the rows and
+  // the whole call is one [batch·m, k]·[k, n] product. Each output element is the same sum as
+  // in the per-item products, so the bits do not change; the kernel just gets taller panels.
+  const bool fold_batch_into_rows =
+      batches.shape.size() == 1 && batches.numel() > 1 && batches.inner_stride(1) == 0 &&
+      !layout_a.transposed && batches.inner_stride(0) == operands.m * layout_a.ld &&
+      batches.inner_stride(2) == operands.m * operands.n;
+  if (fold_batch_into_rows) {
+    GemmShape folded = shape;
+    folded.m = operands.m * batches.numel();
+    gemm(folded, a_data, b_data, out_data, /*accumulate=*/false);
+    return;
+  }
   auto multiply = [&](const std::array<int64_t, 3>& offsets, int64_t run) {
     gemm_batched(shape, run, a_data + offsets[0], batches.inner_stride(0), b_data + offsets[1],
                  batches.inner_stride(1), out_data + offsets[2], batches.inner_stride(2),
@@ -124,8 +138,10 @@ void run_gemm(const Tensor& a, const Tensor& b, Tensor& out, const MatmulOperand
 
 Tensor matmul(const Tensor& a, const Tensor& b, Trans trans_a, Trans trans_b) {
   const MatmulOperands operands = check_matmul("matmul", a, b, trans_a, trans_b);
-  Tensor out = Tensor::empty(output_shape(operands), a.dtype());  // zero-filled
-  if (out.numel() == 0 || operands.k == 0) return out;
+  // An empty sum (k = 0) is 0 everywhere; otherwise gemm writes every element.
+  if (operands.k == 0) return Tensor::zeros(output_shape(operands), a.dtype());
+  Tensor out = Tensor::uninitialized(output_shape(operands), a.dtype());
+  if (out.numel() == 0) return out;
   detail::dispatch_floating("matmul", a.dtype(), [&](auto tag) {
     run_gemm<decltype(tag)>(operands.a, operands.b, out, operands);
   });

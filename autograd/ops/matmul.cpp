@@ -6,6 +6,22 @@ namespace atencion {
 
 namespace {
 Trans flip(Trans t) { return t == Trans::Yes ? Trans::No : Trans::Yes; }
+
+// A 2-D b used by every item of a batched, untransposed a: a Linear's weight against
+// [batch, tokens, features]. Its gradient is the sum over the batch of Aᵀ·G.
+bool shares_one_matrix(const Tensor& a, const Tensor& b, Trans trans_a) {
+  return b.dim() == 2 && a.dim() > 2 && trans_a == Trans::No;
+}
+
+// That sum over the batch is one product with the batch folded into the summed dim:
+//   dB = Σ_batch Aᵀ·G = A_rowsᵀ·G_rows, A_rows = a as [batch·m, k], G_rows = g as [batch·m, n],
+// with no [batch, k, n] of per-item products to add up afterwards. (dBᵀ = G_rowsᵀ·A_rows.)
+Tensor grad_of_shared_matrix(const Tensor& a, const Tensor& g, Trans trans_b) {
+  const Tensor a_rows = a.reshape({-1, a.size(-1)});
+  const Tensor g_rows = g.reshape({-1, g.size(-1)});
+  return trans_b == Trans::No ? matmul(a_rows, g_rows, Trans::Yes, Trans::No)
+                              : matmul(g_rows, a_rows, Trans::Yes, Trans::No);
+}
 }  // namespace
 
 // Y = A·B with A = op(a), B = op(b):   Y_ij = Σ_k A_ik B_kj
@@ -22,6 +38,9 @@ Variable matmul(const Variable& a, const Variable& b, Trans trans_a, Trans trans
                       trans_a == Trans::No
                           ? matmul(g, b_value, Trans::No, flip(trans_b))  // dA = G·Bᵀ
                           : matmul(b_value, g, trans_b, Trans::Yes);      // dAᵀ = B·Gᵀ
+                  if (shares_one_matrix(a_value, b_value, trans_a)) {
+                    return {grad_a, grad_of_shared_matrix(a_value, g, trans_b)};
+                  }
                   const Tensor grad_b =
                       trans_b == Trans::No
                           ? matmul(a_value, g, flip(trans_a), Trans::No)  // dB = Aᵀ·G

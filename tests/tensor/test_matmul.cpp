@@ -64,6 +64,26 @@ TEST_CASE("batch dims broadcast", "[matmul]") {
   CHECK(allclose(batched, matmul_reference(a, weight), 1e-12, 1e-12));
 }
 
+TEST_CASE("a 2-D operand shared by a batch: folded into one product, same bits", "[matmul]") {
+  // [batch, tokens, features] · Wᵀ, as a Linear does: the batch becomes rows of one product.
+  Generator generator(5);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    Tensor x = randn({3, 2, 17, 33}, generator, dtype);
+    Tensor weight = randn({9, 33}, generator, dtype);
+    Tensor out = matmul(x, weight, Trans::No, Trans::Yes);
+    CHECK(out.shape() == Shape{3, 2, 17, 9});
+    const double tolerance = dtype == DType::Float32 ? 1e-4 : 1e-12;
+    CHECK(allclose(out, matmul_reference(x, weight, Trans::No, Trans::Yes), tolerance, tolerance));
+    // Every item's rows are exactly its own 2-D product.
+    for (int64_t i = 0; i < 3; ++i) {
+      for (int64_t j = 0; j < 2; ++j) {
+        Tensor item = matmul(x.select(0, i).select(0, j), weight, Trans::No, Trans::Yes);
+        CHECK(out.select(0, i).select(0, j).to_vector() == item.to_vector());
+      }
+    }
+  }
+}
+
 TEST_CASE("attention-shaped products: Q Kᵀ and weights V over batch and heads", "[matmul]") {
   Generator generator(11);
   // [batch, heads, tokens, head_dim]

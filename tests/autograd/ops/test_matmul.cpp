@@ -31,6 +31,24 @@ TEST_CASE("matmul: gradcheck, batched with broadcast batch dims", "[gradcheck][m
   CHECK(gradcheck(transposed, {random_f64({1, 3, 2}, 1), random_f64({2, 4, 3}, 2)}));
 }
 
+TEST_CASE("matmul: a weight shared over the batch gets one folded gradient",
+          "[gradcheck][matmul]") {
+  // x Wᵀ as a Linear computes it: the weight's gradient is Σ_batch Gᵀ·X, taken as one product.
+  auto linear = [](const Inputs& v) { return matmul(v[0], v[1], Trans::No, Trans::Yes); };
+  CHECK(gradcheck(linear, {random_f64({2, 3, 2, 3}, 1), random_f64({4, 3}, 2)}));
+  // An input whose batch dims are not contiguous (reshape must copy it first).
+  CHECK(gradcheck(linear, {random_f64({3, 2, 2, 3}, 3).transpose(0, 1), random_f64({4, 3}, 4)}));
+  // The gradient equals the per-item products added up.
+  const Tensor x = random_f64({3, 4, 5}, 5), g = random_f64({3, 4, 2}, 7);
+  Variable weight(random_f64({2, 5}, 6), true);
+  matmul(Variable(x), weight, Trans::No, Trans::Yes).backward(g);
+  Tensor expected = Tensor::zeros({2, 5}, DType::Float64);
+  for (int64_t i = 0; i < 3; ++i) {
+    add_(expected, matmul_reference(g.select(0, i), x.select(0, i), Trans::Yes, Trans::No));
+  }
+  CHECK(allclose(weight.grad(), expected, 1e-12, 1e-12));
+}
+
 TEST_CASE("matmul: gradcheck with strided operands and a value used twice",
           "[gradcheck][matmul]") {
   auto f = [](const Inputs& v) { return matmul(v[0], v[1]); };
