@@ -20,7 +20,7 @@ Tensor compare(const char* op, const Tensor& a, const Tensor& b, Fn fn) {
   detail::check_defined(op, a);
   detail::check_defined(op, b);
   detail::check_same_dtype(op, a, b);
-  Tensor mask = Tensor::empty(broadcast_shapes(op, a.shape(), b.shape()), DType::Bool);
+  Tensor mask = Tensor::uninitialized(broadcast_shapes(op, a.shape(), b.shape()), DType::Bool);
   detail::dispatch_any(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     detail::map_elements<bool, T, T>(mask, {&a, &b}, [fn](T x, T y) { return fn(x, y); });
@@ -74,7 +74,7 @@ Tensor logical_and(const Tensor& a, const Tensor& b) {
 
 Tensor logical_not(const Tensor& a) {
   check_bool("logical_not", a, "the operand");
-  Tensor out = Tensor::empty(a.shape(), DType::Bool);
+  Tensor out = Tensor::uninitialized(a.shape(), DType::Bool);
   detail::map_elements<bool, bool>(out, {&a}, [](bool x) { return !x; });
   return out;
 }
@@ -87,7 +87,7 @@ Tensor where(const Tensor& mask, const Tensor& a, const Tensor& b) {
   detail::check_same_dtype("where", a, b);
   const Shape shape =
       broadcast_shapes("where", mask.shape(), broadcast_shapes("where", a.shape(), b.shape()));
-  Tensor out = Tensor::empty(shape, a.dtype());
+  Tensor out = Tensor::uninitialized(shape, a.dtype());
   detail::dispatch_any(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     detail::map_elements<T, bool, T, T>(out, {&mask, &a, &b},
@@ -103,7 +103,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
     throw std::invalid_argument("masked_fill: mask of shape " + shape_to_string(mask.shape()) +
                                 " does not broadcast to " + shape_to_string(x.shape()));
   }
-  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  Tensor out = Tensor::uninitialized(x.shape(), x.dtype());
   detail::dispatch_any(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T filler = static_cast<T>(value);

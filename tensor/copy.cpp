@@ -41,7 +41,7 @@ void Tensor::fill_(double value) {
 
 Tensor Tensor::to(DType dtype) const {
   if (dtype == dtype_) return *this;
-  Tensor result = empty(shape_, dtype);
+  Tensor result = uninitialized(shape_, dtype);
   result.copy_(*this);
   return result;
 }
@@ -53,7 +53,7 @@ Tensor Tensor::contiguous() const {
 
 Tensor Tensor::clone() const {
   detail::check_defined("clone", *this);
-  Tensor result = empty(shape_, dtype_);
+  Tensor result = uninitialized(shape_, dtype_);
   result.copy_(*this);
   return result;
 }

@@ -40,7 +40,7 @@ Tensor binary_float(const char* op, const Tensor& a, const Tensor& b, Fn fn) {
   detail::check_defined(op, a);
   detail::check_defined(op, b);
   detail::check_same_dtype(op, a, b);
-  Tensor out = Tensor::empty(broadcast_shapes(op, a.shape(), b.shape()), a.dtype());
+  Tensor out = Tensor::uninitialized(broadcast_shapes(op, a.shape(), b.shape()), a.dtype());
   detail::dispatch_floating(op, a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     detail::map_elements<T, T, T>(out, {&a, &b}, [fn](T x, T y) { return fn(x, y); });
@@ -52,7 +52,7 @@ Tensor binary_float(const char* op, const Tensor& a, const Tensor& b, Fn fn) {
 template <typename Fn>
 Tensor unary_float(const char* op, const Tensor& x, Fn fn) {
   detail::check_defined(op, x);
-  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  Tensor out = Tensor::uninitialized(x.shape(), x.dtype());
   detail::dispatch_floating(op, x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     detail::map_elements<T, T>(out, {&x}, [fn](T v) { return fn(v); });

@@ -34,7 +34,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     }
     shape[d] += t.shape()[d];
   }
-  Tensor out = Tensor::empty(shape, first.dtype());
+  Tensor out = Tensor::uninitialized(shape, first.dtype());
   int64_t start = 0;
   for (const Tensor& t : tensors) {
     out.narrow(d, start, t.shape()[d]).copy_(t);

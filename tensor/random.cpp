@@ -56,7 +56,7 @@ namespace {
 // One draw per element, in row-major order (sequential: the sequence defines the result).
 template <typename Draw>
 Tensor fill_with(const char* op, const Shape& shape, DType dtype, Draw draw) {
-  Tensor out = Tensor::empty(shape, dtype);
+  Tensor out = Tensor::uninitialized(shape, dtype);
   detail::dispatch_floating(op, dtype, [&](auto tag) {
     using T = decltype(tag);
     T* values = out.data<T>();

@@ -122,7 +122,7 @@ std::vector<double> sum_terms(const ReductionPlan& plan, const Tensor& x, Term t
 
 Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   const ReductionPlan plan = plan_reduction("sum", x, dims, keepdim);
-  Tensor out = Tensor::empty(plan.out_shape, x.dtype());
+  Tensor out = Tensor::uninitialized(plan.out_shape, x.dtype());
   detail::dispatch_floating("sum", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const std::vector<double> totals = sum_terms<T>(plan, x, [](T v, int64_t) { return v; });
@@ -134,7 +134,7 @@ Tensor sum(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
 
 Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
   const ReductionPlan plan = plan_reduction("mean", x, dims, keepdim);
-  Tensor out = Tensor::empty(plan.out_shape, x.dtype());
+  Tensor out = Tensor::uninitialized(plan.out_shape, x.dtype());
   const double count = static_cast<double>(plan.reduced_count);
   detail::dispatch_floating("mean", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -148,7 +148,7 @@ Tensor mean(const Tensor& x, const std::vector<int64_t>& dims, bool keepdim) {
 // var = sum (x - mean)^2 / (N - correction); two passes, so no cancellation from E[x²]-E[x]².
 Tensor var(const Tensor& x, const std::vector<int64_t>& dims, int64_t correction, bool keepdim) {
   const ReductionPlan plan = plan_reduction("var", x, dims, keepdim);
-  Tensor out = Tensor::empty(plan.out_shape, x.dtype());
+  Tensor out = Tensor::uninitialized(plan.out_shape, x.dtype());
   const double count = static_cast<double>(plan.reduced_count);
   const double divisor = std::max<double>(0, count - static_cast<double>(correction));
   detail::dispatch_floating("var", x.dtype(), [&](auto tag) {
@@ -174,8 +174,8 @@ ValuesIndices max(const Tensor& x, int64_t dim, bool keepdim) {
     throw std::invalid_argument("max: cannot reduce over an empty dim of shape " +
                                 shape_to_string(x.shape()));
   }
-  ValuesIndices result{Tensor::empty(plan.out_shape, x.dtype()),
-                       Tensor::empty(plan.out_shape, DType::Int64)};
+  ValuesIndices result{Tensor::uninitialized(plan.out_shape, x.dtype()),
+                       Tensor::uninitialized(plan.out_shape, DType::Int64)};
   detail::dispatch_any(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* values = result.values.data<T>();

@@ -74,7 +74,7 @@ Tensor softmax_along(const char* op, const Tensor& x, int64_t dim) {
   detail::check_defined(op, x);
   const int64_t d = normalize_dim(op, dim, x.dim());
   const Tensor input = x.dim() == 0 ? x.reshape({1}) : x;
-  Tensor out = Tensor::empty(input.shape(), x.dtype());
+  Tensor out = Tensor::uninitialized(input.shape(), x.dtype());
   detail::dispatch_floating(op, x.dtype(), [&](auto tag) {
     softmax_rows<decltype(tag), kLog>(input, out, d);
   });

@@ -53,6 +53,13 @@ Tensor Tensor::empty(const Shape& shape, DType dtype) {
   return Tensor(std::move(storage), shape, contiguous_strides(shape), 0, dtype);
 }
 
+Tensor Tensor::uninitialized(const Shape& shape, DType dtype) {
+  check_shape("uninitialized", shape);
+  auto storage =
+      std::make_shared<Storage>(shape_numel(shape) * dtype_size(dtype), /*zero_fill=*/false);
+  return Tensor(std::move(storage), shape, contiguous_strides(shape), 0, dtype);
+}
+
 Tensor Tensor::zeros(const Shape& shape, DType dtype) { return empty(shape, dtype); }
 
 Tensor Tensor::ones(const Shape& shape, DType dtype) { return full(shape, 1.0, dtype); }

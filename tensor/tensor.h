@@ -36,7 +36,9 @@ Shape contiguous_strides(const Shape& shape);      // row-major strides for `sha
 // A reference-counted block of 64-byte-aligned bytes; tensors share it.
 class Storage {
  public:
-  explicit Storage(std::size_t nbytes);  // zero-filled
+  // Zero-filled, unless zero_fill is false: then the bytes are whatever memory held, for a
+  // kernel that writes every one of them (Tensor::uninitialized).
+  explicit Storage(std::size_t nbytes, bool zero_fill = true);
   ~Storage();
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
@@ -64,6 +66,9 @@ class Tensor {
 
   // ---- creation --------------------------------------------------------------------------
   static Tensor empty(const Shape& shape, DType dtype = DType::Float32);  // zero-filled
+  // Like empty, but the values are not set (torch.empty): for kernels that write every element
+  // before anything reads it, so the zero-filling pass over memory is not paid for twice.
+  static Tensor uninitialized(const Shape& shape, DType dtype = DType::Float32);
   static Tensor zeros(const Shape& shape, DType dtype = DType::Float32);
   static Tensor ones(const Shape& shape, DType dtype = DType::Float32);
   static Tensor full(const Shape& shape, double value, DType dtype = DType::Float32);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 
+#include "tensor/ops.h"
 #include "tensor/tensor.h"
 
 using namespace atencion;
@@ -24,6 +25,25 @@ TEST_CASE("creation functions fill shape, strides and values", "[tensor]") {
   CHECK(scalar.item() == 4);
   CHECK(Tensor::zeros_like(Tensor::ones({2, 2}, DType::Float64)).dtype() == DType::Float64);
   CHECK_FALSE(Tensor().defined());
+}
+
+TEST_CASE("uninitialized has the layout of empty and is writable", "[tensor]") {
+  Tensor out = Tensor::uninitialized({3, 5}, DType::Float64);
+  CHECK(out.shape() == Shape{3, 5});
+  CHECK(out.strides() == Shape{5, 1});
+  CHECK(out.dtype() == DType::Float64);
+  CHECK(reinterpret_cast<std::uintptr_t>(out.data<double>()) % 64 == 0);
+  out.fill_(1.5);
+  CHECK(out.to_vector() == std::vector<double>(15, 1.5));
+  REQUIRE_THROWS_WITH(Tensor::uninitialized({-1}), Contains("uninitialized: negative size"));
+}
+
+TEST_CASE("kernels on uninitialized outputs still give zeros for empty sums", "[tensor]") {
+  // Leave non-zero bytes in freed memory, then ask for sums over nothing, which must be 0.
+  for (int round = 0; round < 3; ++round) Tensor::uninitialized({64, 64}).fill_(7);
+  CHECK(matmul(Tensor::ones({64, 0}), Tensor::ones({0, 64})).to_vector() ==
+        std::vector<double>(64 * 64, 0.0));
+  CHECK(sum(Tensor::ones({0, 64}), {0}).to_vector() == std::vector<double>(64, 0.0));
 }
 
 TEST_CASE("arange follows torch.arange", "[tensor]") {
