@@ -186,7 +186,7 @@ TEST_CASE("checkpoint: save and load give back config, weights, optimizer, train
   CHECK(optimizer.step_count(0) == 1);
 }
 
-TEST_CASE("checkpoint: keeps the newest two; 'latest' names the newest",
+TEST_CASE("checkpoint: keeps the newest two, and 'latest' names the newest",
           "[translate][checkpoint]") {
   TempDir run("keep");
   const CheckpointData data = tiny_checkpoint();
