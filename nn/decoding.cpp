@@ -138,7 +138,9 @@ std::vector<int64_t> search_beams(Transformer& model, const std::vector<int64_t>
   }
   for (auto& beam : beams) finished.push_back(std::move(beam));  // reached max_length
   const auto best = std::max_element(finished.begin(), finished.end(),
-                                     [&](const auto& x, const auto& y) { return score(x) < score(y); });
+                                     [&](const auto& x, const auto& y) {
+                                       return score(x) < score(y);
+                                     });
   std::vector<int64_t> output;
   for (size_t i = 1; i < best->prefix.size() && best->prefix[i] != options.eos_id; ++i)
     output.push_back(best->prefix[i]);

@@ -42,7 +42,8 @@ if ls -d "$run"/*.tmp-* 2>/dev/null; then echo "leftovers of the killed run rema
 final_step=$(field step)
 (( final_step > step )) || { echo "no steps after the resume ($final_step)"; exit 1; }
 # --epochs E ends after the last batch of epoch E - 1 (counting from 0).
-[[ $(field epoch) == $((epoch + 1)) ]] || { echo "did not stop after epoch $((epoch + 1))"; exit 1; }
+[[ $(field epoch) == $((epoch + 1)) ]] ||
+  { echo "did not stop after epoch $((epoch + 1))"; exit 1; }
 
 translation=$("$binary" translate --model "$run" "¿El gato come pan?")
 [[ -n "$translation" ]] || { echo "empty translation"; exit 1; }

@@ -44,10 +44,12 @@ struct TempDir {
 };
 
 // 200 pairs from a 5 × 4 × 5 grammar, as statements and as questions:
-// "El gato come pan." <-> "The cat eats bread.", "¿El gato come pan?" <-> "Does the cat eat bread?"
+// "El gato come pan." <-> "The cat eats bread.",
+// "¿El gato come pan?" <-> "Does the cat eat bread?"
 std::vector<SentencePair> tiny_pairs() {
   const std::vector<std::pair<std::string, std::string>> animals = {
-      {"gato", "cat"}, {"perro", "dog"}, {"niño", "boy"}, {"pájaro", "bird"}, {"caballo", "horse"}};
+      {"gato", "cat"},     {"perro", "dog"},      {"niño", "boy"},
+      {"pájaro", "bird"},  {"caballo", "horse"}};
   const std::vector<std::vector<std::string>> verbs = {  // es, en (he ...), en (does he ...)
       {"come", "eats", "eat"}, {"ve", "sees", "see"}, {"quiere", "wants", "want"},
       {"tiene", "has", "have"}};

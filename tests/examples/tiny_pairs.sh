@@ -14,8 +14,10 @@ write_tiny_pairs() {
         IFS=: read -r a_es a_en <<< "$a"
         IFS=: read -r v_es v_en v_base <<< "$v"
         IFS=: read -r t_es t_en <<< "$t"
-        printf 'El %s %s %s.\tThe %s %s %s.\n' "$a_es" "$v_es" "$t_es" "$a_en" "$v_en" "$t_en" >> "$out"
-        printf '¿El %s %s %s?\tDoes the %s %s %s?\n' "$a_es" "$v_es" "$t_es" "$a_en" "$v_base" "$t_en" >> "$out"
+        printf 'El %s %s %s.\tThe %s %s %s.\n' \
+          "$a_es" "$v_es" "$t_es" "$a_en" "$v_en" "$t_en" >> "$out"
+        printf '¿El %s %s %s?\tDoes the %s %s %s?\n' \
+          "$a_es" "$v_es" "$t_es" "$a_en" "$v_base" "$t_en" >> "$out"
       done
     done
   done

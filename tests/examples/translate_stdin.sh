@@ -17,8 +17,10 @@ printf '%s\n' "El gato come pan." "¿El perro tiene agua?" "" "El niño ve leche
 "$binary" translate --model "$work/run" < "$work/input.txt" > "$work/stdout.txt" \
   2> "$work/stderr.txt"
 lines=$(wc -l < "$work/stdout.txt")
-[[ $lines == 4 ]] || { echo "expected 4 lines on stdout, got $lines:"; cat "$work/stdout.txt"; exit 1; }
-[[ $(sed -n 3p "$work/stdout.txt") == "" ]] || { echo "an empty line should give an empty line"; exit 1; }
+[[ $lines == 4 ]] ||
+  { echo "expected 4 lines on stdout, got $lines:"; cat "$work/stdout.txt"; exit 1; }
+[[ $(sed -n 3p "$work/stdout.txt") == "" ]] ||
+  { echo "an empty line should give an empty line"; exit 1; }
 [[ -n $(sed -n 1p "$work/stdout.txt") ]] || { echo "no translation for line 1"; exit 1; }
 
 # The same sentences as arguments give the same translations, line for line.

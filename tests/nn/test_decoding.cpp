@@ -201,8 +201,9 @@ TEST_CASE("beam_search: width 4 scores at least greedy's log-probability here", 
 TEST_CASE("decode: bad options give clear errors", "[decoding]") {
   auto owned = tiny_model(3);
   Transformer& model = *owned;
-  CHECK_THROWS_WITH(decode(model, sources, options(0, 8)),
-                    Contains("decode: beam, max_length and batch_size must be at least 1 (got 0, 8"));
+  CHECK_THROWS_WITH(
+      decode(model, sources, options(0, 8)),
+      Contains("decode: beam, max_length and batch_size must be at least 1 (got 0, 8"));
   CHECK_THROWS_WITH(decode(model, sources, options(1, 0)), Contains("(got 1, 0, 64)"));
   DecodeOptions no_batch = options(1, 8);
   no_batch.batch_size = 0;
