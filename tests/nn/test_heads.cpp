@@ -10,7 +10,7 @@ using namespace atencion;
 using namespace atencion::nn;
 using Catch::Matchers::Contains;
 
-TEST_CASE("split_heads: head i holds features [i·head_dim, (i+1)·head_dim)", "[heads]") {
+TEST_CASE("split_heads: head i holds features i·head_dim up to (i+1)·head_dim", "[heads]") {
   // x[0, t, f] = 10·t + f: two tokens, six features, three heads of two.
   Tensor x = Tensor::from({{{0, 1, 2, 3, 4, 5}, {10, 11, 12, 13, 14, 15}}});
   Tensor heads = split_heads(Variable(x), 3).value();
