@@ -25,7 +25,7 @@ TEST_CASE("Dropout: zeroes a fraction p and scales the rest by 1/(1-p)", "[dropo
   CHECK(zeros / 10000.0 == Approx(0.25).margin(0.015));
 }
 
-TEST_CASE("Dropout: identity in eval and for p = 0; zeros for p = 1", "[dropout]") {
+TEST_CASE("Dropout: identity in eval and for p = 0, zeros for p = 1", "[dropout]") {
   Generator generator(7);
   Variable x(Tensor::from({1, 2, 3}));
   Dropout dropout(0.5, generator);
@@ -37,7 +37,7 @@ TEST_CASE("Dropout: identity in eval and for p = 0; zeros for p = 1", "[dropout]
   CHECK(all(x).value().to_vector() == std::vector<double>{0, 0, 0});
 }
 
-TEST_CASE("Dropout: the same seed draws the same mask; the gradient is the mask", "[dropout]") {
+TEST_CASE("Dropout: the same seed draws the same mask, the gradient is the mask", "[dropout]") {
   Dropout a(0.5, uint64_t{42}), b(0.5, uint64_t{42});
   Variable x(Tensor::ones({64}), /*requires_grad=*/true);
   Tensor ya = a(x).value();

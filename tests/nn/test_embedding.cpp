@@ -30,7 +30,7 @@ TEST_CASE("Embedding: rows of the table by id, N(0, 1) init, padding row zero", 
   REQUIRE(rows.value().at({0, 2, 9}) == table.at({7, 9}));
 }
 
-TEST_CASE("Embedding: gradient adds into each id's row; the padding row gets none", "[embedding]") {
+TEST_CASE("Embedding: gradient adds into each id's row, the padding row gets none", "[embedding]") {
   Generator generator(2);
   Embedding embedding(5, 2, /*padding_idx=*/0, generator);
   const Tensor ids = Tensor::from_ids({1, 0, 1, 4}, {4});

@@ -31,7 +31,7 @@ TEST_CASE("PositionalEncoding: sin on even dims, cos on odd dims, wavelengths 10
   REQUIRE(odd.table().at({2, 4}) == Approx(std::sin(2.0 / std::pow(10000.0, 4.0 / 5.0))));
 }
 
-TEST_CASE("PositionalEncoding: adds PE[0:T] to every sequence; gradient passes unchanged",
+TEST_CASE("PositionalEncoding: adds PE[0:T] to every sequence, gradient passes unchanged",
           "[positional_encoding]") {
   Generator generator(2);
   PositionalEncoding encoding(4, 8, 0.0, generator);

@@ -28,7 +28,7 @@ TEST_CASE("ScaledDotProductAttention: one query by hand", "[attention]") {
   CHECK(output.at({0, 1}) == Approx(2.660476901347).epsilon(1e-10));
 }
 
-TEST_CASE("ScaledDotProductAttention: query first; m_D queries over m_E keys", "[attention]") {
+TEST_CASE("ScaledDotProductAttention: query first, m_D queries over m_E keys", "[attention]") {
   // Cross-attention shapes (notebook 001): (m_D × n)·(n × m_E) = (m_D × m_E), then
   // (m_D × m_E)·(m_E × d_v) = (m_D × d_v).
   Generator generator(10);

@@ -34,7 +34,7 @@ TEST_CASE("cat errors", "[join]") {
   REQUIRE_THROWS_WITH(cat({Tensor::scalar(1)}, 0), Contains("cat: cannot concatenate rank-0"));
 }
 
-TEST_CASE("split returns views; cat of the pieces gives the tensor back", "[join]") {
+TEST_CASE("split returns views, cat of the pieces gives the tensor back", "[join]") {
   Tensor x = Tensor::arange(0, 14).view({2, 7});
   std::vector<Tensor> pieces = split(x, 3, 1);
   REQUIRE(pieces.size() == 3);

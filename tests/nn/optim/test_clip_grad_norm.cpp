@@ -9,7 +9,7 @@
 using namespace atencion;
 using namespace atencion::nn;
 
-TEST_CASE("clip_grad_norm: one norm over all gradients; scaled only when above max_norm",
+TEST_CASE("clip_grad_norm: one norm over all gradients, scaled only when above max_norm",
           "[optim][clip]") {
   Variable a(Tensor::from({0.0, 0.0}, DType::Float64), true);
   Variable b(Tensor::from({0.0}, DType::Float64), true);

@@ -8,7 +8,7 @@ using namespace atencion;
 using namespace atencion::nn;
 using Catch::Matchers::Contains;
 
-TEST_CASE("Optimizer: zero_grad drops every gradient; a parameter without one is skipped",
+TEST_CASE("Optimizer: zero_grad drops every gradient, a parameter without one is skipped",
           "[optim]") {
   Variable a(Tensor::from({1.0, 2.0}), true), b(Tensor::from({3.0}), true);
   SGD sgd({a, b}, {.lr = 0.5});
