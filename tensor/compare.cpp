@@ -90,6 +90,13 @@ Tensor where(const Tensor& mask, const Tensor& a, const Tensor& b) {
   Tensor out = Tensor::uninitialized(shape, a.dtype());
   detail::dispatch_any(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    if (a.numel() == 1 && b.numel() == 1) {
+      // Two single values (Dropout's 0 and 1/(1-p)): read them once, so the loop walks the mask
+      // alone with unit strides and vectorises, instead of three operands with two strides of 0.
+      const T x = *a.data<T>(), y = *b.data<T>();
+      detail::map_elements<T, bool>(out, {&mask}, [x, y](bool m) { return m ? x : y; });
+      return;
+    }
     detail::map_elements<T, bool, T, T>(out, {&mask, &a, &b},
                                         [](bool m, T x, T y) { return m ? x : y; });
   });

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tensor/ops.h"
+#include "tensor/random.h"
 
 using namespace atencion;
 using Catch::Contains;
@@ -56,6 +57,20 @@ TEST_CASE("where picks a where the mask is true, b elsewhere, broadcasting all t
                       Contains("where: dtype mismatch float32 vs float64"));
   REQUIRE_THROWS_WITH(where(Tensor::zeros({4}, DType::Bool), a, b),
                       Contains("where: shapes [4] and [2, 3] cannot be broadcast"));
+}
+
+TEST_CASE("where with two single values equals where with full tensors", "[compare]") {
+  // Dropout's shape of call: a large mask (threads split it) choosing between two scalars.
+  Generator generator(9);
+  const Tensor mask = ge(rand({3, 20000}, generator), Tensor::scalar(0.25));
+  const Tensor kept = Tensor::scalar(4.0 / 3.0), dropped = Tensor::from({{0.0}});  // [1, 1]
+  const Tensor out = where(mask, kept, dropped);
+  CHECK(out.shape() == Shape{3, 20000});
+  const Tensor expected =
+      where(mask, Tensor::full({3, 20000}, 4.0 / 3.0), Tensor::zeros({3, 20000}));
+  CHECK(out.to_vector() == expected.to_vector());
+  CHECK(where(Tensor::from({1, 0}, DType::Bool), Tensor::scalar(2), Tensor::from({{{-1}}}))
+            .to_vector() == std::vector<double>{2, -1});  // shape [1, 1, 2]
 }
 
 TEST_CASE("masked_fill writes the value where the mask is true", "[compare]") {
