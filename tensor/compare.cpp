@@ -90,11 +90,22 @@ Tensor where(const Tensor& mask, const Tensor& a, const Tensor& b) {
   Tensor out = Tensor::uninitialized(shape, a.dtype());
   detail::dispatch_any(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
+    // A single value (Dropout's 0 and 1/(1-p); relu's backward, g or 0) is read once, so the
+    // loop walks only the other operands and takes the vectorised unit-stride path, instead of
+    // reading an operand with stride 0.
     if (a.numel() == 1 && b.numel() == 1) {
-      // Two single values (Dropout's 0 and 1/(1-p)): read them once, so the loop walks the mask
-      // alone with unit strides and vectorises, instead of three operands with two strides of 0.
       const T x = *a.data<T>(), y = *b.data<T>();
       detail::map_elements<T, bool>(out, {&mask}, [x, y](bool m) { return m ? x : y; });
+      return;
+    }
+    if (b.numel() == 1) {
+      const T y = *b.data<T>();
+      detail::map_elements<T, bool, T>(out, {&mask, &a}, [y](bool m, T x) { return m ? x : y; });
+      return;
+    }
+    if (a.numel() == 1) {
+      const T x = *a.data<T>();
+      detail::map_elements<T, bool, T>(out, {&mask, &b}, [x](bool m, T y) { return m ? x : y; });
       return;
     }
     detail::map_elements<T, bool, T, T>(out, {&mask, &a, &b},

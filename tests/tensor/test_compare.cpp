@@ -71,6 +71,12 @@ TEST_CASE("where with two single values equals where with full tensors", "[compa
   CHECK(out.to_vector() == expected.to_vector());
   CHECK(where(Tensor::from({1, 0}, DType::Bool), Tensor::scalar(2), Tensor::from({{{-1}}}))
             .to_vector() == std::vector<double>{2, -1});  // shape [1, 1, 2]
+  // One single value and one tensor (relu's backward: g where x > 0, else 0), either side.
+  const Tensor g = randn({3, 20000}, generator);
+  CHECK(where(mask, g, Tensor::scalar(0)).to_vector() ==
+        where(mask, g, Tensor::zeros({3, 20000})).to_vector());
+  CHECK(where(mask, Tensor::scalar(0), g).to_vector() ==
+        where(mask, Tensor::zeros({3, 20000}), g).to_vector());
 }
 
 TEST_CASE("masked_fill writes the value where the mask is true", "[compare]") {
