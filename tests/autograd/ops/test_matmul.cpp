@@ -3,6 +3,8 @@
 
 #include "autograd/gradcheck_helpers.h"
 #include "autograd/ops.h"
+#include "tensor/random.h"
+#include "tensor/threads.h"
 
 using namespace atencion;
 using namespace atencion::testing;
@@ -33,7 +35,7 @@ TEST_CASE("matmul: gradcheck, batched with broadcast batch dims", "[gradcheck][m
 
 TEST_CASE("matmul: a weight shared over the batch gets one folded gradient",
           "[gradcheck][matmul]") {
-  // x Wᵀ as a Linear computes it: the weight's gradient is Σ_batch Gᵀ·X, taken as one product.
+  // x Wᵀ as a Linear computes it: the weight gradient is Σ_batch Gᵀ·X, taken as one product.
   auto linear = [](const Inputs& v) { return matmul(v[0], v[1], Trans::No, Trans::Yes); };
   CHECK(gradcheck(linear, {random_f64({2, 3, 2, 3}, 1), random_f64({4, 3}, 2)}));
   // An input whose batch dims are not contiguous (reshape must copy it first).
@@ -47,6 +49,26 @@ TEST_CASE("matmul: a weight shared over the batch gets one folded gradient",
     add_(expected, matmul_reference(g.select(0, i), x.select(0, i), Trans::Yes, Trans::No));
   }
   CHECK(allclose(weight.grad(), expected, 1e-12, 1e-12));
+}
+
+TEST_CASE("matmul: a shared weight gives the same bits with 1 and 2 threads", "[matmul]") {
+  // Large enough that the folded products and the element-wise ops run on both threads.
+  Generator generator(8);
+  const Tensor x_value = randn({8, 64, 128}, generator), w_value = randn({256, 128}, generator);
+  const Tensor g = randn({8, 64, 256}, generator);
+  auto run = [&](int threads) {
+    set_num_threads(threads);
+    Variable x(x_value, true), weight(w_value, true);
+    Variable y = matmul(x, weight, Trans::No, Trans::Yes);
+    y.backward(g);
+    return std::vector<std::vector<double>>{y.value().to_vector(), x.grad().to_vector(),
+                                            weight.grad().to_vector()};
+  };
+  const int saved = num_threads();
+  const auto serial = run(1);
+  const auto parallel = run(2);
+  set_num_threads(saved);
+  CHECK(serial == parallel);
 }
 
 TEST_CASE("matmul: gradcheck with strided operands and a value used twice",
