@@ -1,5 +1,5 @@
 // examples/translate/train.cpp — the training loop of the translator.
-// Lesson: docs/11-training.md#the-loop, docs/12-translation.md#checkpoints
+// Lesson: docs/12-translation.md#the-training-loop, docs/12-translation.md#checkpoints
 //
 // One step, as in every PyTorch training script:
 //   optimizer.zero_grad(); loss = cross_entropy(model(batch)); loss.backward();
