@@ -30,6 +30,6 @@ ensure_packages() {
 }
 
 # What building the library and the programs needs (OpenMP comes with g++).
-ATENCION_BUILD_PACKAGES=(g++ cmake make nlohmann-json3-dev libsentencepiece-dev libcli11-dev)
+ATENCION_BUILD_PACKAGES=(g++ cmake make pkg-config nlohmann-json3-dev libsentencepiece-dev libcli11-dev)
 # What the tests and benchmarks add.
 ATENCION_TEST_PACKAGES=(catch2 libbenchmark-dev)
