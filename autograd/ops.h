@@ -16,6 +16,7 @@
 
 #include "autograd/variable.h"
 #include "tensor/ops.h"
+#include "tensor/random.h"
 #include "tensor/tensor.h"
 
 namespace atencion {
@@ -146,5 +147,10 @@ Variable where(const Tensor& mask, const Variable& a, const Variable& b);
 // y = max(a, b) element-wise (broadcasting)   da = g where a > b, db = g where b > a;
 //                                            on ties each gets g / 2 (as torch.maximum)
 Variable maximum(const Variable& a, const Variable& b);
+
+// ---- dropout (autograd/ops/dropout.cpp) -----------------------------------------------------
+// y = x · s, s_i = 0 if u_i < p else 1/(1-p), u_i the generator's next uniforms   dx = g · s
+// (the backward replays the same draws from a copy of the generator: no mask is stored)
+Variable dropout(const Variable& x, double p, Generator& generator);
 
 }  // namespace atencion

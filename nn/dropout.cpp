@@ -31,13 +31,9 @@ Variable Dropout::forward(const Variable& x) {
     throw std::invalid_argument(std::string("Dropout: expected a float tensor, got ") +
                                 dtype_name(x.dtype()));
   }
-  // scale = keep / (1 - p): 0 for a dropped element, 1/(1-p) for a kept one. The gradient
-  // flows through the same multiplication: dL/dx = scale · dL/dy.
-  const Tensor draws = rand(x.shape(), generator_, x.dtype());
-  const double kept_scale = p_ < 1.0 ? 1.0 / (1.0 - p_) : 0.0;
-  const Tensor scale = where(ge(draws, Tensor::scalar(p_, x.dtype())),
-                             Tensor::scalar(kept_scale, x.dtype()), Tensor::scalar(0.0, x.dtype()));
-  return mul(x, Variable(scale));
+  // y = x · s with s_i = 0 (dropped, probability p) or 1/(1-p) (kept), so E[y] = x; one fused
+  // op whose backward, dL/dx = s · dL/dy, replays the draws (autograd/ops/dropout.cpp).
+  return dropout(x, p_, generator_);
 }
 
 }  // namespace atencion::nn

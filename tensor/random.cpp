@@ -3,8 +3,10 @@
 //
 // The exact recipe is in tensor/random.h; tests/tensor/test_random.cpp checks the first draws
 // against values computed independently in Python.
+#include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -16,16 +18,26 @@ namespace atencion {
 Generator::Generator(uint64_t seed) : seed_(seed), state_(seed) {}
 
 // SplitMix64: a Weyl sequence (add an odd constant) scrambled by two xor-shift-multiply rounds.
+namespace {
+// The top 53 bits fill a double's mantissa exactly: k / 2^53 for k in [0, 2^53).
+double to_unit_interval(uint64_t word) { return static_cast<double>(word >> 11) * 0x1.0p-53; }
+
+// "dropout_scale: probability 1.5 is outside [0, 1]"
+void check_probability(const char* op, double p) {
+  if (!(p >= 0.0 && p <= 1.0)) {
+    std::ostringstream message;
+    message << op << ": probability " << p << " is outside [0, 1]";
+    throw std::invalid_argument(message.str());
+  }
+}
+}  // namespace
+
 uint64_t Generator::next_u64() {
-  state_ += 0x9E3779B97F4A7C15ULL;
-  uint64_t z = state_;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
+  state_ += kGamma;
+  return mix(state_);
 }
 
-// The top 53 bits fill a double's mantissa exactly: k / 2^53 for k in [0, 2^53).
-double Generator::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
+double Generator::uniform() { return to_unit_interval(next_u64()); }
 
 // Box–Muller: two uniforms give two independent standard normals; the second is kept.
 double Generator::normal() {
@@ -70,8 +82,66 @@ Tensor randn(const Shape& shape, Generator& generator, DType dtype) {
   return fill_with("randn", shape, dtype, [&] { return generator.normal(); });
 }
 
+// Uniform draws, i.e. draw i = peek_u64(i), so the tensor is filled in parallel with
+// exactly the sequence a one-by-one loop would draw, then the generator skips past them.
+template <typename Value>
+Tensor fill_with_uniforms(const char* op, const Shape& shape, DType dtype, Generator& generator,
+                          Value value_of_uniform) {
+  Tensor out = Tensor::uninitialized(shape, dtype);
+  const int64_t count = out.numel();
+  detail::dispatch_floating(op, dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* values = out.data<T>();
+    constexpr int64_t kChunk = 4096;
+    detail::parallel_for((count + kChunk - 1) / kChunk, kChunk, [&](int64_t chunk) {
+      const int64_t end = std::min(count, (chunk + 1) * kChunk);
+      for (int64_t i = chunk * kChunk; i < end; ++i) {
+        const double u = to_unit_interval(generator.peek_u64(static_cast<uint64_t>(i)));
+        values[i] = value_of_uniform(u, T{});
+      }
+    });
+  });
+  generator.skip(static_cast<uint64_t>(count));
+  return out;
+}
+
 Tensor rand(const Shape& shape, Generator& generator, DType dtype) {
-  return fill_with("rand", shape, dtype, [&] { return generator.uniform(); });
+  return fill_with_uniforms("rand", shape, dtype, generator,
+                            [](double u, auto tag) { return static_cast<decltype(tag)>(u); });
+}
+
+Tensor dropout_scale(const Shape& shape, double p, Generator& generator, DType dtype) {
+  check_probability("dropout_scale", p);
+  const double kept_scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
+  return fill_with_uniforms("dropout_scale", shape, dtype, generator, [&](double u, auto tag) {
+    using T = decltype(tag);
+    // Kept when u >= p, compared in T exactly as ge(rand(shape, T), p) would.
+    return static_cast<T>(u) >= static_cast<T>(p) ? static_cast<T>(kept_scale) : T{0};
+  });
+}
+
+Tensor dropout_multiply(const Tensor& x, double p, const Generator& draws) {
+  detail::check_defined("dropout_multiply", x);
+  check_probability("dropout_multiply", p);
+  const Tensor in = x.contiguous();  // element i of the row-major order is draw i
+  Tensor out = Tensor::uninitialized(x.shape(), x.dtype());
+  const int64_t count = out.numel();
+  const double kept_scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
+  detail::dispatch_floating("dropout_multiply", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* source = in.data<T>();
+    T* values = out.data<T>();
+    const T threshold = static_cast<T>(p), scale = static_cast<T>(kept_scale);
+    constexpr int64_t kChunk = 4096;
+    detail::parallel_for((count + kChunk - 1) / kChunk, kChunk, [&](int64_t chunk) {
+      const int64_t end = std::min(count, (chunk + 1) * kChunk);
+      for (int64_t i = chunk * kChunk; i < end; ++i) {
+        const double u = to_unit_interval(draws.peek_u64(static_cast<uint64_t>(i)));
+        values[i] = static_cast<T>(u) >= threshold ? source[i] * scale : T{0};
+      }
+    });
+  });
+  return out;
 }
 
 Tensor uniform(const Shape& shape, double low, double high, Generator& generator, DType dtype) {
@@ -79,8 +149,9 @@ Tensor uniform(const Shape& shape, double low, double high, Generator& generator
     throw std::invalid_argument("uniform: low " + std::to_string(low) + " is above high " +
                                 std::to_string(high));
   }
-  return fill_with("uniform", shape, dtype,
-                   [&] { return low + (high - low) * generator.uniform(); });
+  return fill_with_uniforms("uniform", shape, dtype, generator, [&](double u, auto tag) {
+    return static_cast<decltype(tag)>(low + (high - low) * u);
+  });
 }
 
 }  // namespace atencion

@@ -24,6 +24,11 @@ class Generator {
  public:
   explicit Generator(uint64_t seed = 0);
   uint64_t next_u64();
+  // The word next_u64() would return `ahead` calls from now (0 = the next one), without
+  // drawing it: SplitMix64's state only ever adds a constant, so draw i is mix(state + (i+1)·γ).
+  // Kernels use this to fill a tensor in parallel with exactly the sequential draws.
+  uint64_t peek_u64(uint64_t ahead) const { return mix(state_ + (ahead + 1) * kGamma); }
+  void skip(uint64_t draws) { state_ += draws * kGamma; }
   double uniform();                       // [0, 1)
   double normal();                        // mean 0, std 1
   int64_t randint(int64_t low, int64_t high);  // [low, high)
@@ -33,6 +38,13 @@ class Generator {
   void set_state(uint64_t state) { state_ = state; has_spare_ = false; }
 
  private:
+  static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ULL;  // the Weyl step
+  // SplitMix64's output function: two xor-shift-multiply rounds and a final xor-shift.
+  static uint64_t mix(uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
   uint64_t seed_;
   uint64_t state_;
   bool has_spare_ = false;
@@ -43,5 +55,17 @@ Tensor randn(const Shape& shape, Generator& generator, DType dtype = DType::Floa
 Tensor rand(const Shape& shape, Generator& generator, DType dtype = DType::Float32);
 Tensor uniform(const Shape& shape, double low, double high, Generator& generator,
                DType dtype = DType::Float32);
+
+// Inverted-dropout multipliers in one pass: element i is 0 where its uniform draw u_i < p
+// (dropped) and 1/(1-p) where it is kept, i.e. where(rand(shape) >= p, 1/(1-p), 0) with the
+// same draws and the same comparison in dtype, but without the three temporaries.
+// Lesson: docs/06-multi-head-attention.md#dropout
+Tensor dropout_scale(const Shape& shape, double p, Generator& generator,
+                     DType dtype = DType::Float32);
+
+// x · dropout_scale(x.shape(), p, draws) in one pass, without the scale tensor: element i
+// (row-major) is dropped when the i-th uniform of `draws` is below p. `draws` is not moved,
+// so the same copy replays the same mask; autograd's dropout keeps one for its backward.
+Tensor dropout_multiply(const Tensor& x, double p, const Generator& draws);
 
 }  // namespace atencion

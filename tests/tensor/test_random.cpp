@@ -8,6 +8,7 @@
 
 #include "tensor/ops.h"
 #include "tensor/random.h"
+#include "tensor/threads.h"
 
 using namespace atencion;
 using Catch::Contains;
@@ -82,4 +83,40 @@ TEST_CASE("randn has mean 0 and variance 1", "[random]") {
   Tensor x = randn({100000}, generator, DType::Float64);
   CHECK(mean(x).item() == Approx(0).margin(0.02));  // standard error 0.003
   CHECK(var(x).item() == Approx(1).margin(0.02));
+}
+
+// rand and dropout_scale fill large tensors in parallel from peek_u64; the values must be the
+// draws a one-by-one loop makes, whatever the number of threads.
+TEST_CASE("rand fills in parallel with the sequential draws", "[random]") {
+  const int previous_threads = num_threads();
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Generator filled(31), one_by_one(31);
+    const Tensor u = rand({70000}, filled, DType::Float64);  // above the parallel threshold
+    bool same = true;
+    for (int64_t i = 0; i < u.numel(); ++i) same = same && u.data<double>()[i] == one_by_one.uniform();
+    CHECK(same);
+    CHECK(filled.next_u64() == one_by_one.next_u64());  // the generator moved past the draws
+  }
+  set_num_threads(previous_threads);
+  Generator generator(0);
+  CHECK(generator.peek_u64(2) == 0x06c45d188009454fULL);  // the third word, not drawn
+  CHECK(generator.next_u64() == 0xe220a8397b1dcdafULL);
+}
+
+TEST_CASE("dropout_scale equals where(rand >= p, 1/(1-p), 0) with the same draws", "[random]") {
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    Generator fused(5), composed(5);
+    const Tensor scale = dropout_scale({300, 200}, 0.1, fused, dtype);
+    const Tensor expected = where(ge(rand({300, 200}, composed, dtype), Tensor::scalar(0.1, dtype)),
+                                  Tensor::scalar(1.0 / 0.9, dtype), Tensor::scalar(0.0, dtype));
+    CHECK(allclose(scale, expected, 0.0, 0.0));
+    const double kept = mean(ne(scale, Tensor::scalar(0.0, dtype)).to(DType::Float64)).item();
+    CHECK(kept == Approx(0.9).margin(0.005));
+  }
+  Generator generator(1);
+  CHECK(sum(dropout_scale({100}, 1.0, generator)).item() == 0.0);
+  CHECK(sum(dropout_scale({100}, 0.0, generator)).item() == 100.0);
+  REQUIRE_THROWS_WITH(dropout_scale({2}, 1.5, generator),
+                      Contains("dropout_scale: probability 1.5"));
 }
