@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -17,21 +16,12 @@ namespace atencion {
 
 Generator::Generator(uint64_t seed) : seed_(seed), state_(seed) {}
 
-// SplitMix64: a Weyl sequence (add an odd constant) scrambled by two xor-shift-multiply rounds.
 namespace {
 // The top 53 bits fill a double's mantissa exactly: k / 2^53 for k in [0, 2^53).
 double to_unit_interval(uint64_t word) { return static_cast<double>(word >> 11) * 0x1.0p-53; }
-
-// "dropout_scale: probability 1.5 is outside [0, 1]"
-void check_probability(const char* op, double p) {
-  if (!(p >= 0.0 && p <= 1.0)) {
-    std::ostringstream message;
-    message << op << ": probability " << p << " is outside [0, 1]";
-    throw std::invalid_argument(message.str());
-  }
-}
 }  // namespace
 
+// SplitMix64: a Weyl sequence (add an odd constant) scrambled by two xor-shift-multiply rounds.
 uint64_t Generator::next_u64() {
   state_ += kGamma;
   return mix(state_);
@@ -108,40 +98,6 @@ Tensor fill_with_uniforms(const char* op, const Shape& shape, DType dtype, Gener
 Tensor rand(const Shape& shape, Generator& generator, DType dtype) {
   return fill_with_uniforms("rand", shape, dtype, generator,
                             [](double u, auto tag) { return static_cast<decltype(tag)>(u); });
-}
-
-Tensor dropout_scale(const Shape& shape, double p, Generator& generator, DType dtype) {
-  check_probability("dropout_scale", p);
-  const double kept_scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
-  return fill_with_uniforms("dropout_scale", shape, dtype, generator, [&](double u, auto tag) {
-    using T = decltype(tag);
-    // Kept when u >= p, compared in T exactly as ge(rand(shape, T), p) would.
-    return static_cast<T>(u) >= static_cast<T>(p) ? static_cast<T>(kept_scale) : T{0};
-  });
-}
-
-Tensor dropout_multiply(const Tensor& x, double p, const Generator& draws) {
-  detail::check_defined("dropout_multiply", x);
-  check_probability("dropout_multiply", p);
-  const Tensor in = x.contiguous();  // element i of the row-major order is draw i
-  Tensor out = Tensor::uninitialized(x.shape(), x.dtype());
-  const int64_t count = out.numel();
-  const double kept_scale = p < 1.0 ? 1.0 / (1.0 - p) : 0.0;
-  detail::dispatch_floating("dropout_multiply", x.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* source = in.data<T>();
-    T* values = out.data<T>();
-    const T threshold = static_cast<T>(p), scale = static_cast<T>(kept_scale);
-    constexpr int64_t kChunk = 4096;
-    detail::parallel_for((count + kChunk - 1) / kChunk, kChunk, [&](int64_t chunk) {
-      const int64_t end = std::min(count, (chunk + 1) * kChunk);
-      for (int64_t i = chunk * kChunk; i < end; ++i) {
-        const double u = to_unit_interval(draws.peek_u64(static_cast<uint64_t>(i)));
-        values[i] = static_cast<T>(u) >= threshold ? source[i] * scale : T{0};
-      }
-    });
-  });
-  return out;
 }
 
 Tensor uniform(const Shape& shape, double low, double high, Generator& generator, DType dtype) {

@@ -37,7 +37,6 @@ class Generator {
   uint64_t state() const { return state_; }
   void set_state(uint64_t state) { state_ = state; has_spare_ = false; }
 
- private:
   static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ULL;  // the Weyl step
   // SplitMix64's output function: two xor-shift-multiply rounds and a final xor-shift.
   static uint64_t mix(uint64_t z) {
@@ -45,6 +44,8 @@ class Generator {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
   }
+
+ private:
   uint64_t seed_;
   uint64_t state_;
   bool has_spare_ = false;
@@ -56,16 +57,24 @@ Tensor rand(const Shape& shape, Generator& generator, DType dtype = DType::Float
 Tensor uniform(const Shape& shape, double low, double high, Generator& generator,
                DType dtype = DType::Float32);
 
-// Inverted-dropout multipliers in one pass: element i is 0 where its uniform draw u_i < p
-// (dropped) and 1/(1-p) where it is kept, i.e. where(rand(shape) >= p, 1/(1-p), 0) with the
-// same draws and the same comparison in dtype, but without the three temporaries.
+// ---- dropout's masks (tensor/dropout.cpp) -------------------------------------------------------
 // Lesson: docs/06-multi-head-attention.md#dropout
+// Element i (row-major) is kept when its 32-bit uniform u_i = bits_i / 2^32 is at least p, and
+// kept elements are scaled by 1/(1-p). The bits come two per 64-bit word: element 2j takes the
+// low half of the word next_u64() would return j calls from now, element 2j+1 the high half, so
+// n elements use ceil(n / 2) words. (32 bits resolve p to 2^-32; PyTorch's masks use 24.)
+
+// How many words a mask of `count` elements uses.
+constexpr uint64_t dropout_words(int64_t count) { return static_cast<uint64_t>(count + 1) / 2; }
+
+// The mask as a tensor of multipliers: 0 where dropped, 1/(1-p) where kept; the generator moves
+// past the words. The readable version: one element at a time.
 Tensor dropout_scale(const Shape& shape, double p, Generator& generator,
                      DType dtype = DType::Float32);
 
-// x · dropout_scale(x.shape(), p, draws) in one pass, without the scale tensor: element i
-// (row-major) is dropped when the i-th uniform of `draws` is below p. `draws` is not moved,
-// so the same copy replays the same mask; autograd's dropout keeps one for its backward.
+// x · dropout_scale(x.shape(), p, draws) in one parallel pass, without the scale tensor.
+// `draws` is not moved, so the same copy replays the same mask: autograd's dropout keeps one
+// for its backward.
 Tensor dropout_multiply(const Tensor& x, double p, const Generator& draws);
 
 }  // namespace atencion

@@ -104,19 +104,52 @@ TEST_CASE("rand fills in parallel with the sequential draws", "[random]") {
   CHECK(generator.next_u64() == 0xe220a8397b1dcdafULL);
 }
 
-TEST_CASE("dropout_scale equals where(rand >= p, 1/(1-p), 0) with the same draws", "[random]") {
+TEST_CASE("dropout_scale: two 32-bit uniforms per word, kept when u >= p", "[random]") {
+  // The rule of tensor/random.h replayed from next_u64: element 2j takes the low half of word j,
+  // element 2j+1 the high half; kept (1/(1-p)) when bits / 2^32 >= p.
   for (DType dtype : {DType::Float32, DType::Float64}) {
-    Generator fused(5), composed(5);
-    const Tensor scale = dropout_scale({300, 200}, 0.1, fused, dtype);
-    const Tensor expected = where(ge(rand({300, 200}, composed, dtype), Tensor::scalar(0.1, dtype)),
-                                  Tensor::scalar(1.0 / 0.9, dtype), Tensor::scalar(0.0, dtype));
-    CHECK(allclose(scale, expected, 0.0, 0.0));
-    const double kept = mean(ne(scale, Tensor::scalar(0.0, dtype)).to(DType::Float64)).item();
+    Generator fused(5), words(5);
+    const Tensor scale = dropout_scale({301, 200}, 0.1, fused, dtype).to(DType::Float64);
+    bool same = true;
+    for (int64_t i = 0; i < scale.numel(); i += 2) {
+      const uint64_t word = words.next_u64();
+      for (int64_t half = 0; half < 2 && i + half < scale.numel(); ++half) {
+        const double u = static_cast<double>((word >> (32 * half)) & 0xFFFFFFFFu) / 4294967296.0;
+        const double expected = u >= 0.1 ? static_cast<double>(dtype == DType::Float32
+                                                                   ? double(float(1.0 / 0.9))
+                                                                   : 1.0 / 0.9)
+                                         : 0.0;
+        same = same && scale.data<double>()[i + half] == expected;
+      }
+    }
+    CHECK(same);
+    CHECK(fused.next_u64() == words.next_u64());  // moved past ceil(n / 2) words
+    const double kept = mean(ne(scale, Tensor::scalar(0.0, DType::Float64))
+                                 .to(DType::Float64)).item();
     CHECK(kept == Approx(0.9).margin(0.005));
   }
   Generator generator(1);
   CHECK(sum(dropout_scale({100}, 1.0, generator)).item() == 0.0);
   CHECK(sum(dropout_scale({100}, 0.0, generator)).item() == 100.0);
   REQUIRE_THROWS_WITH(dropout_scale({2}, 1.5, generator),
-                      Contains("dropout_scale: probability 1.5"));
+                      Contains("dropout_scale: probability 1.5 is outside [0, 1]"));
+}
+
+TEST_CASE("dropout_multiply equals x * dropout_scale for any threads, odd sizes, views",
+          "[random]") {
+  const int previous_threads = num_threads();
+  Generator values(3);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    const Tensor x = randn({257, 301}, values, dtype);  // odd count, above the parallel threshold
+    for (const Tensor& input : {x, x.t()}) {
+      Generator spelled_out(77);
+      const Tensor expected = mul(input, dropout_scale(input.shape(), 0.3, spelled_out, dtype));
+      for (int threads : {1, 2}) {
+        set_num_threads(threads);
+        const Generator draws(77);
+        CHECK(allclose(dropout_multiply(input, 0.3, draws), expected, 0.0, 0.0));
+      }
+    }
+  }
+  set_num_threads(previous_threads);
 }
