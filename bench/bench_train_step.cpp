@@ -1,10 +1,13 @@
-// bench/bench_train_step.cpp — one training step of a tiny translation Transformer, in target
+// bench/bench_train_step.cpp — one training step of a translation Transformer, in target
 // tokens per second. Compare with torch.nn.Transformer doing the same step: bench/compare.py.
 //
-//   train_step/tiny   nn::Transformer with d_model 128, 4 heads, 2 + 2 layers, d_ff 512,
-//                     dropout 0.1, vocabularies of 4000; a batch of 64 pairs with 20 tokens on
-//                     each side and a causal target mask; label-smoothed (0.1) cross-entropy;
-//                     zero_grad, forward, backward and one Adam step per iteration.
+//   train_step/tiny        nn::Transformer with d_model 128, 4 heads, 2 + 2 layers, d_ff 512,
+//                          vocabularies of 4000; a batch of 64 pairs with 20 tokens a side.
+//   train_step/translator  the translator's default model (examples/translate): d_model 256,
+//                          4 heads, 2 + 2 layers, d_ff 1024, vocabularies of 8000; a batch of
+//                          128 pairs with 16 tokens a side (its 2,048-token batches).
+// Both: dropout 0.1, a causal target mask, label-smoothed (0.1) cross-entropy; zero_grad,
+// forward, backward and one Adam step per iteration.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -23,30 +26,32 @@ namespace {
 using atencion::Tensor;
 using atencion::Variable;
 
-constexpr int64_t kBatch = 64, kTokens = 20, kVocabulary = 4000;
+struct StepShape {
+  int64_t d_model, d_ff, vocabulary, batch, tokens;
+};
 
 // [batch, tokens] ids drawn uniformly from the vocabulary.
-Tensor random_ids(atencion::Generator& generator) {
-  std::vector<int64_t> ids(kBatch * kTokens);
-  for (int64_t& id : ids) id = static_cast<int64_t>(generator.uniform() * kVocabulary);
-  return Tensor::from_ids(ids, {kBatch, kTokens});
+Tensor random_ids(const StepShape& shape, atencion::Generator& generator) {
+  std::vector<int64_t> ids(shape.batch * shape.tokens);
+  for (int64_t& id : ids) id = static_cast<int64_t>(generator.uniform() * shape.vocabulary);
+  return Tensor::from_ids(ids, {shape.batch, shape.tokens});
 }
 
-void train_step_tiny(benchmark::State& state) {
+void train_step(benchmark::State& state, const StepShape& shape) {
   atencion::Generator generator(42);
   atencion::nn::TransformerConfig config;
-  config.src_vocab = config.tgt_vocab = kVocabulary;
-  config.d_model = 128;
+  config.src_vocab = config.tgt_vocab = shape.vocabulary;
+  config.d_model = shape.d_model;
   config.heads = 4;
   config.encoder_layers = config.decoder_layers = 2;
-  config.d_ff = 512;
+  config.d_ff = shape.d_ff;
   config.dropout = 0.1;
   atencion::nn::Transformer model(config, generator);
   atencion::nn::Adam optimizer(model.parameters(), {});
-  const Tensor source = random_ids(generator);
-  const Tensor target_input = random_ids(generator);
-  const Tensor target_output = random_ids(generator);
-  const Tensor target_mask = atencion::nn::causal_mask(kTokens);
+  const Tensor source = random_ids(shape, generator);
+  const Tensor target_input = random_ids(shape, generator);
+  const Tensor target_output = random_ids(shape, generator);
+  const Tensor target_mask = atencion::nn::causal_mask(shape.tokens);
   const atencion::nn::CrossEntropyOptions loss_options{.label_smoothing = 0.1};
 
   const auto start = std::chrono::steady_clock::now();
@@ -60,12 +65,18 @@ void train_step_tiny(benchmark::State& state) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double target_tokens = static_cast<double>(kBatch * kTokens * state.iterations());
+  const double target_tokens =
+      static_cast<double>(shape.batch * shape.tokens * state.iterations());
   state.counters["tokens_per_second"] = benchmark::Counter(target_tokens / seconds);
 }
 
 }  // namespace
 
-BENCHMARK(train_step_tiny)->Name("train_step/tiny")->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(train_step, tiny, StepShape{128, 512, 4000, 64, 20})
+    ->Name("train_step/tiny")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(train_step, translator, StepShape{256, 1024, 8000, 128, 16})
+    ->Name("train_step/translator")
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -149,20 +149,25 @@ def torch_attention_setup(batch, tokens, d_model, heads, backward):
     return setup
 
 
-def torch_train_step_setup(threads):
-    """bench_train_step's train_step/tiny in PyTorch: embeddings·√d + sinusoidal positions,
-    torch.nn.Transformer (d_model 128, 4 heads, 2 + 2 layers, d_ff 512, dropout 0.1, post-norm),
-    Linear to 4000 logits, label-smoothed cross-entropy, Adam; batch 64, 20 tokens a side."""
+def torch_train_step_setup(d_model, d_ff, vocabulary, batch, tokens):
+    """bench_train_step's train_step/* in PyTorch: embeddings·√d + sinusoidal positions,
+    torch.nn.Transformer (d_model, 4 heads, 2 + 2 layers, d_ff, dropout 0.1, post-norm),
+    Linear to the vocabulary's logits, label-smoothed cross-entropy, Adam."""
+    def setup(threads):
+        return torch_train_step(threads, d_model, d_ff, vocabulary, batch, tokens)
+    return setup
+
+
+def torch_train_step(threads, d_model, d_ff, vocabulary, batch, tokens):
     import math
 
     import torch
 
     torch.set_num_threads(threads)
     torch.manual_seed(42)
-    d_model, vocabulary, batch, tokens = 128, 4000, 64, 20
     source_embedding = torch.nn.Embedding(vocabulary, d_model)
     target_embedding = torch.nn.Embedding(vocabulary, d_model)
-    transformer = torch.nn.Transformer(d_model, 4, 2, 2, 512, 0.1, batch_first=True)
+    transformer = torch.nn.Transformer(d_model, 4, 2, 2, d_ff, 0.1, batch_first=True)
     output_projection = torch.nn.Linear(d_model, vocabulary)
     modules = torch.nn.ModuleList([source_embedding, target_embedding, transformer,
                                    output_projection])
@@ -198,8 +203,11 @@ for shape, (batch, tokens, d_model, heads) in [("B32_T64_D512_H8", (32, 64, 512,
         CASES.append(Case(f"{kind}/{shape}", "bench_attention", "tokens_per_second",
                           batch * tokens, {"pytorch": torch_attention_setup(
                               batch, tokens, d_model, heads, backward)}))
-CASES.append(Case("train_step/tiny", "bench_train_step", "tokens_per_second", 64 * 20,
-                  {"pytorch": torch_train_step_setup}, own_process=True))
+for name, (d_model, d_ff, vocabulary, batch, tokens) in [("tiny", (128, 512, 4000, 64, 20)),
+                                                        ("translator", (256, 1024, 8000, 128, 16))]:
+    CASES.append(Case(f"train_step/{name}", "bench_train_step", "tokens_per_second",
+                      batch * tokens, {"pytorch": torch_train_step_setup(
+                          d_model, d_ff, vocabulary, batch, tokens)}, own_process=True))
 
 # ---- backends -------------------------------------------------------------------------------
 
