@@ -95,21 +95,24 @@ Tensor where(const Tensor& mask, const Tensor& a, const Tensor& b) {
     // reading an operand with stride 0.
     if (a.numel() == 1 && b.numel() == 1) {
       const T x = *a.data<T>(), y = *b.data<T>();
-      detail::map_elements<T, bool>(out, {&mask}, [x, y](bool m) { return m ? x : y; });
+      detail::map_elements<T, bool>(out, {&mask},
+                                    [x, y](bool m) { return detail::select(m, x, y); });
       return;
     }
     if (b.numel() == 1) {
       const T y = *b.data<T>();
-      detail::map_elements<T, bool, T>(out, {&mask, &a}, [y](bool m, T x) { return m ? x : y; });
+      detail::map_elements<T, bool, T>(out, {&mask, &a},
+                                       [y](bool m, T x) { return detail::select(m, x, y); });
       return;
     }
     if (a.numel() == 1) {
       const T x = *a.data<T>();
-      detail::map_elements<T, bool, T>(out, {&mask, &b}, [x](bool m, T y) { return m ? x : y; });
+      detail::map_elements<T, bool, T>(out, {&mask, &b},
+                                       [x](bool m, T y) { return detail::select(m, x, y); });
       return;
     }
     detail::map_elements<T, bool, T, T>(out, {&mask, &a, &b},
-                                        [](bool m, T x, T y) { return m ? x : y; });
+                                        [](bool m, T x, T y) { return detail::select(m, x, y); });
   });
   return out;
 }
@@ -125,8 +128,8 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, double value) {
   detail::dispatch_any(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T filler = static_cast<T>(value);
-    detail::map_elements<T, T, bool>(out, {&x, &mask},
-                                     [filler](T v, bool m) { return m ? filler : v; });
+    detail::map_elements<T, T, bool>(
+        out, {&x, &mask}, [filler](T v, bool m) { return detail::select(m, filler, v); });
   });
   return out;
 }

@@ -1,5 +1,6 @@
 // tests/tensor/test_compare.cpp — masks, where, masked_fill, allclose (tensor/compare.cpp).
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <cmath>
 #include <limits>
 
@@ -77,6 +78,36 @@ TEST_CASE("where with two single values equals where with full tensors", "[compa
         where(mask, g, Tensor::zeros({3, 20000})).to_vector());
   CHECK(where(mask, Tensor::scalar(0), g).to_vector() ==
         where(mask, Tensor::zeros({3, 20000}), g).to_vector());
+}
+
+TEST_CASE("where and masked_fill pass every value through bit for bit (branchless select)",
+          "[compare]") {
+  // detail::select picks by bit masks: the chosen value must come out unchanged, -0, NaN and
+  // infinities included, for every dtype; checked against a plain loop.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> a_values{-0.0, nan, inf, -inf, 1.5, -2.25, 0.0, 3e38};
+  const std::vector<double> b_values{1.0, -0.0, -1.0, nan, inf, 0.0, -7.0, -3e38};
+  const Tensor mask = Tensor::from({1, 0, 1, 0, 1, 1, 0, 0}, DType::Bool);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    const Tensor a = Tensor::from_vector(a_values, {8}, dtype);
+    const Tensor b = Tensor::from_vector(b_values, {8}, dtype);
+    const std::vector<double> out = where(mask, a, b).to_vector();
+    const std::vector<double> filled = masked_fill(b, mask, -0.0).to_vector();
+    for (size_t i = 0; i < 8; ++i) {
+      const bool m = mask.to_vector()[i] != 0;
+      const double expected = m ? a.to_vector()[i] : b.to_vector()[i];
+      INFO("element " << i << " dtype " << dtype_name(dtype));
+      CHECK(std::memcmp(&out[i], &expected, sizeof(double)) == 0);
+      const double expected_fill = m ? -0.0 : b.to_vector()[i];
+      CHECK(std::memcmp(&filled[i], &expected_fill, sizeof(double)) == 0);
+    }
+  }
+  const Tensor ids =
+      where(mask, Tensor::from({-5}, DType::Int64), Tensor::arange(0, 8, 1, DType::Int64));
+  CHECK(ids.to_vector() == std::vector<double>{-5, 1, -5, 3, -5, -5, 6, 7});
+  const Tensor bools = where(mask, Tensor::from({0}, DType::Bool), Tensor::from({1}, DType::Bool));
+  CHECK(bools.to_vector() == std::vector<double>{0, 1, 0, 1, 0, 0, 1, 1});
 }
 
 TEST_CASE("masked_fill writes the value where the mask is true", "[compare]") {
