@@ -37,7 +37,7 @@ struct RowSums {
 constexpr int64_t kLanes = 8;
 
 template <typename T>
-RowSums row_sums(const T* z, int64_t C, T* scratch) {
+[[gnu::always_inline]] inline RowSums row_sums(const T* z, int64_t C, T* scratch) {
   const int64_t whole = C - C % kLanes;  // the part that fills whole groups of lanes
   T lane_max[kLanes];
   for (int64_t k = 0; k < kLanes; ++k) lane_max[k] = z[0];
@@ -85,7 +85,8 @@ RowSums row_sums_any(const double* z, int64_t C, double* scratch) {
 
 // dz_c = weight · (e^(z_c − lse) − ε/C), the one row of the backward below.
 template <typename T>
-void backward_row(const T* z, int64_t C, T lse, T weight, T uniform, T* dz) {
+[[gnu::always_inline]] inline void backward_row(const T* z, int64_t C, T lse, T weight, T uniform,
+                                                T* dz) {
   for (int64_t c = 0; c < C; ++c) dz[c] = weight * (exp_of(z[c] - lse) - uniform);
 }
 ATENCION_CLONES void backward_row_f32(const float* z, int64_t C, float lse, float weight,
