@@ -25,6 +25,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -89,13 +90,6 @@ void transpose_scalar(const T* src, int64_t stride, int lanes, int64_t steps, T*
     for (int64_t p = 0; p < steps; ++p) dst[p * WIDTH + lane] = src[lane * stride + p];
 }
 
-// One panel whose lanes are source rows (lanes >= used already zero); floats have the SSE
-// versions below.
-template <typename T, int WIDTH>
-void pack_transposed(const T* src, int64_t stride, int used, int64_t kc, T* dst) {
-  transpose_scalar<T, WIDTH>(src, stride, used, kc, dst);
-}
-
 #if defined(__SSE2__)
 // One panel of floats whose lanes are source rows; lanes >= used must already be zero. For
 // every 4 steps: 4 x 4 blocks (4 rows, 4 consecutive values of each) transposed in registers;
@@ -135,37 +129,20 @@ void pack_transposed_float(const float* src, int64_t stride, int used, int64_t k
   transpose_scalar<float, WIDTH>(src + kc4, stride, used, kc - kc4, dst + kc4 * WIDTH);
 }
 
-template <>
-void pack_transposed<float, 4>(const float* src, int64_t stride, int used, int64_t kc,
-                               float* dst) {
-  pack_transposed_float<4>(src, stride, used, kc, dst);
-}
-template <>
-void pack_transposed<float, 6>(const float* src, int64_t stride, int used, int64_t kc,
-                               float* dst) {
-  pack_transposed_float<6>(src, stride, used, kc, dst);
-}
-template <>
-void pack_transposed<float, 8>(const float* src, int64_t stride, int used, int64_t kc,
-                               float* dst) {
-  pack_transposed_float<8>(src, stride, used, kc, dst);
-}
-template <>
-void pack_transposed<float, 14>(const float* src, int64_t stride, int used, int64_t kc,
-                                float* dst) {
-  pack_transposed_float<14>(src, stride, used, kc, dst);
-}
-template <>
-void pack_transposed<float, 16>(const float* src, int64_t stride, int used, int64_t kc,
-                                float* dst) {
-  pack_transposed_float<16>(src, stride, used, kc, dst);
-}
-template <>
-void pack_transposed<float, 32>(const float* src, int64_t stride, int used, int64_t kc,
-                                float* dst) {
-  pack_transposed_float<32>(src, stride, used, kc, dst);
-}
 #endif
+
+// One panel whose lanes are source rows (lanes >= used already zero): floats take the SSE
+// version above where the compiler targets SSE2 (every x86-64), the rest the scalar loop.
+template <typename T, int WIDTH>
+void pack_transposed(const T* src, int64_t stride, int used, int64_t kc, T* dst) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same_v<T, float>) {
+    pack_transposed_float<WIDTH>(src, stride, used, kc, dst);
+    return;
+  }
+#endif
+  transpose_scalar<T, WIDTH>(src, stride, used, kc, dst);
+}
 
 // All panels of a block whose lanes are source rows, WIDTH rows per panel. A partial last
 // panel is zeroed first and then gets its used lanes.
