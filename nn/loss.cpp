@@ -71,15 +71,13 @@ template <typename T>
 // picked at start-up: the exponentials of a [tokens, 8000] matrix are most of the loss's time.
 // nn/loss.cpp is compiled with -ffp-contract=off (CMakeLists.txt), so the wider clones round
 // every operation as the SSE2 one does: the loss is the same bits on every CPU.
-#define ATENCION_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define ATENCION_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 
-ATENCION_CLONES RowSums row_sums_f32(const float* z, int64_t C, float* scratch) {
+ATENCION_CLONES RowSums fast_row_sums(const float* z, int64_t C, float* scratch) {
   return row_sums(z, C, scratch);
 }
-RowSums row_sums_any(const float* z, int64_t C, float* scratch) {
-  return row_sums_f32(z, C, scratch);
-}
-RowSums row_sums_any(const double* z, int64_t C, double* scratch) {
+RowSums fast_row_sums(const double* z, int64_t C, double* scratch) {
   return row_sums(z, C, scratch);
 }
 
@@ -89,16 +87,12 @@ template <typename T>
                                                 T* dz) {
   for (int64_t c = 0; c < C; ++c) dz[c] = weight * (exp_of(z[c] - lse) - uniform);
 }
-ATENCION_CLONES void backward_row_f32(const float* z, int64_t C, float lse, float weight,
-                                      float uniform, float* dz) {
+ATENCION_CLONES void fast_backward_row(const float* z, int64_t C, float lse, float weight,
+                                       float uniform, float* dz) {
   backward_row(z, C, lse, weight, uniform, dz);
 }
-void backward_row_any(const float* z, int64_t C, float lse, float weight, float uniform,
-                      float* dz) {
-  backward_row_f32(z, C, lse, weight, uniform, dz);
-}
-void backward_row_any(const double* z, int64_t C, double lse, double weight, double uniform,
-                      double* dz) {
+void fast_backward_row(const double* z, int64_t C, double lse, double weight, double uniform,
+                       double* dz) {
   backward_row(z, C, lse, weight, uniform, dz);
 }
 #undef ATENCION_CLONES
@@ -123,7 +117,7 @@ void forward_rows(const T* logits, const int64_t* targets, Rows rows,
 #pragma omp for
     for (int64_t i = 0; i < rows.count; ++i) {
       const T* z = logits + i * C;
-      const RowSums sums = row_sums_any(z, C, scratch.data());
+      const RowSums sums = fast_row_sums(z, C, scratch.data());
       const double lse = sums.logsumexp;
       logsumexp[i] = lse;
       if (targets[i] == o.ignore_index) {
@@ -160,7 +154,7 @@ void backward_rows(const T* logits, const int64_t* targets, const double* logsum
     }
     const T weight = static_cast<T>(row_weight[i]);
     const T lse = static_cast<T>(logsumexp[i]);
-    backward_row_any(z, C, lse, weight, static_cast<T>(uniform), dz);
+    fast_backward_row(z, C, lse, weight, static_cast<T>(uniform), dz);
     dz[targets[i]] -= weight * static_cast<T>(1 - eps);  // q_y also holds 1 − ε
   }
 }

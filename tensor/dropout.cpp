@@ -38,7 +38,7 @@ double kept_scale(double p) { return p < 1.0 ? 1.0 / (1.0 - p) : 0.0; }
 // 32-bit halves (x86 is little-endian: the low half, element 2j, comes first).
 // Compiled three times; the best one for the CPU is picked when the program starts.
 template <typename T>
-[[gnu::always_inline]] inline void multiply_by_mask(const T* x, T* y, uint64_t state,
+[[gnu::always_inline]] inline void multiply_by_mask(const T* x, T* y, Generator draws,
                                                     int64_t first_word, int64_t end_word,
                                                     uint32_t threshold, T scale) {
   static_assert(std::endian::native == std::endian::little);
@@ -47,8 +47,7 @@ template <typename T>
   uint32_t bits[2 * kBlock];
   for (int64_t block = first_word; block < end_word; block += kBlock) {
     const int64_t n = std::min(kBlock, end_word - block);
-    for (int64_t j = 0; j < n; ++j)
-      words[j] = Generator::mix(state + static_cast<uint64_t>(block + j + 1) * Generator::kGamma);
+    for (int64_t j = 0; j < n; ++j) words[j] = draws.peek_u64(static_cast<uint64_t>(block + j));
     std::memcpy(bits, words, static_cast<size_t>(n) * sizeof(uint64_t));
     const T* in = x + 2 * block;
     T* out = y + 2 * block;
@@ -56,26 +55,17 @@ template <typename T>
   }
 }
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-void multiply_by_mask_f32(const float* x, float* y, uint64_t state, int64_t first_word,
-                          int64_t end_word, uint32_t threshold, float scale) {
-  multiply_by_mask(x, y, state, first_word, end_word, threshold, scale);
+#define ATENCION_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+ATENCION_CLONES void multiply_words(const float* x, float* y, Generator draws, int64_t first,
+                                    int64_t end, uint32_t threshold, float scale) {
+  multiply_by_mask(x, y, draws, first, end, threshold, scale);
 }
-
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-void multiply_by_mask_f64(const double* x, double* y, uint64_t state, int64_t first_word,
-                          int64_t end_word, uint32_t threshold, double scale) {
-  multiply_by_mask(x, y, state, first_word, end_word, threshold, scale);
+ATENCION_CLONES void multiply_words(const double* x, double* y, Generator draws, int64_t first,
+                                    int64_t end, uint32_t threshold, double scale) {
+  multiply_by_mask(x, y, draws, first, end, threshold, scale);
 }
-
-void multiply_words(const float* x, float* y, uint64_t state, int64_t first, int64_t end,
-                    uint32_t threshold, float scale) {
-  multiply_by_mask_f32(x, y, state, first, end, threshold, scale);
-}
-void multiply_words(const double* x, double* y, uint64_t state, int64_t first, int64_t end,
-                    uint32_t threshold, double scale) {
-  multiply_by_mask_f64(x, y, state, first, end, threshold, scale);
-}
+#undef ATENCION_CLONES
 
 }  // namespace
 
@@ -103,7 +93,7 @@ Tensor dropout_multiply(const Tensor& x, double p, const Generator& draws) {
   const Tensor in = x.contiguous();  // element i of the row-major order uses bits_i
   Tensor out = Tensor::uninitialized(x.shape(), x.dtype());
   const int64_t count = out.numel(), whole_words = count / 2;
-  const uint64_t threshold = keep_threshold(p), state = draws.state();
+  const uint64_t threshold = keep_threshold(p);
   // A threshold of 2^32 (p = 1, or within 2^-32 of it) keeps nothing: scale 0 for every element.
   const bool keeps_some = threshold <= 0xFFFFFFFFu;
   detail::dispatch_floating("dropout_multiply", x.dtype(), [&](auto tag) {
@@ -116,7 +106,7 @@ Tensor dropout_multiply(const Tensor& x, double p, const Generator& draws) {
     detail::parallel_for((whole_words + kWordsPerChunk - 1) / kWordsPerChunk, 2 * kWordsPerChunk,
                          [&](int64_t chunk) {
                            const int64_t first = chunk * kWordsPerChunk;
-                           multiply_words(source, values, state, first,
+                           multiply_words(source, values, draws, first,
                                           std::min(whole_words, first + kWordsPerChunk),
                                           threshold32, scale);
                          });

@@ -37,6 +37,7 @@ class Generator {
   uint64_t state() const { return state_; }
   void set_state(uint64_t state) { state_ = state; has_spare_ = false; }
 
+ private:
   static constexpr uint64_t kGamma = 0x9E3779B97F4A7C15ULL;  // the Weyl step
   // SplitMix64's output function: two xor-shift-multiply rounds and a final xor-shift.
   static uint64_t mix(uint64_t z) {
@@ -44,8 +45,6 @@ class Generator {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
     return z ^ (z >> 31);
   }
-
- private:
   uint64_t seed_;
   uint64_t state_;
   bool has_spare_ = false;

@@ -152,4 +152,8 @@ TEST_CASE("dropout_multiply equals x * dropout_scale for any threads, odd sizes,
     }
   }
   set_num_threads(previous_threads);
+  REQUIRE_THROWS_WITH(dropout_multiply(Tensor(), 0.1, Generator(1)),
+                      Contains("dropout_multiply: the tensor is undefined"));
+  REQUIRE_THROWS_WITH(dropout_multiply(Tensor::ones({2}), 2.0, Generator(1)),
+                      Contains("dropout_multiply: probability 2 is outside [0, 1]"));
 }
