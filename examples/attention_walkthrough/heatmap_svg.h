@@ -16,9 +16,11 @@ struct HeatMap {
   std::vector<std::string> column_tokens;  // one per column (the keys)
 };
 
-// Writes the maps side by side, `per_row` to a line, under `caption`. Colours run from white
-// (0, or the smallest value of a map with negative values) to dark blue (the map's largest
-// value); a -inf cell (masked) is grey.
+// Writes the maps side by side, `per_row` to a line, under `caption` and a line that states the
+// colour scale. When no value is negative (attention weights) all maps share one scale, white
+// = 0 to dark blue = the largest value of the figure, so shades compare across heads; otherwise
+// (scores) each map runs from its smallest to its largest value. Under each map a colour bar
+// gives its range; a -inf cell (masked) is grey.
 // When `show_values`, each cell also prints its value in percent (for weights in [0, 1]).
 // Throws std::runtime_error if the file cannot be written.
 void write_heatmaps_svg(const std::string& path, const std::string& caption,

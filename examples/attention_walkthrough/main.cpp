@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "explorer_page.h"
 #include "heatmap_svg.h"
 #include "nn/embedding.h"
 #include "nn/heads.h"
@@ -42,6 +43,7 @@ namespace {
 using namespace atencion;
 using namespace atencion::nn;
 using walkthrough::HeatMap;
+using walkthrough::write_explorer_page;
 using walkthrough::write_heatmaps_svg;
 using Tokens = std::vector<std::string>;
 
@@ -312,6 +314,16 @@ void run(const std::filesystem::path& out) {
                      "Wide self-attention (notebook 004), 8 heads of 768 dims each",
                      per_head_maps(wide.attention_weights().select(0, 0), sentence, sentence), 4,
                      false);
+
+  // Every map above in one page to click through (explorer_page.h).
+  write_explorer_page(written("explorer.html"),
+                      {{"1 and 4. I gave the dog a bone because it was hungry",
+                        {{"encoder self-attention", 0, encoder.weights, sentence, sentence},
+                         {"wide self-attention (notebook 004)", 0,
+                          wide.attention_weights().select(0, 0), sentence, sentence}}},
+                       {"2 and 3. <s> What is your name / ¿ Cuál es tu nombre ?",
+                        {{"decoder masked self-attention", 0, decoder.weights, english, english},
+                         {"encoder-decoder attention", 0, cross.weights, english, spanish}}}});
 }
 
 }  // namespace

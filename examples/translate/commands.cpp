@@ -1,13 +1,15 @@
 // examples/translate/commands.cpp — see commands.h.
 #include "commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 
+#include "attention_maps.h"
 #include "bleu.h"
 #include "data.h"
 #include "nlohmann/json.hpp"
-#include "nn/masks.h"
 #include "heatmap_svg.h"
 #include "plots.h"
 #include "tsv.h"
@@ -55,68 +57,54 @@ double evaluate(const EvalOptions& options) {
 }
 
 std::vector<std::string> show(const ShowOptions& options) {
+  if (options.sentences.empty()) throw std::invalid_argument("show: no sentence given");
   const CheckpointData checkpoint = load_checkpoint(options.model_dir);
   const Translator translator = Translator::from_checkpoint(checkpoint);
   const std::string out_dir =
       options.out_dir.empty() ? (fs::path(options.model_dir) / "show").string() : options.out_dir;
   fs::create_directories(out_dir);
-
-  // Translate, then run the model once more on (sentence, <s> translation) so that every
-  // attention module keeps the weights of exactly this pair.
-  const std::vector<int64_t> source_ids = translator.source_tokenizer.encode(options.sentence);
-  const std::vector<int64_t> target_ids = nn::decode(*translator.model, {source_ids}, decode_options(1, translator.config.max_len - 1))[0];
-  std::vector<int64_t> decoder_input{Tokenizer::bos_id};
-  decoder_input.insert(decoder_input.end(), target_ids.begin(), target_ids.end());
-  {
-    NoGradGuard no_grad;
-    const int64_t s = static_cast<int64_t>(source_ids.size()), t = static_cast<int64_t>(decoder_input.size());
-    translator.model->forward(Tensor::from_ids(source_ids, {1, s}),
-                              Tensor::from_ids(decoder_input, {1, t}), Tensor(), nn::causal_mask(t),
-                              Tensor());
+  std::vector<explorer::Sentence> sentences;
+  for (const auto& sentence : options.sentences) {
+    sentences.push_back(attention_maps(translator, sentence));
+    std::printf("%s\n", sentences.back().name.c_str());
   }
-  std::vector<std::string> source_pieces, target_pieces;
-  for (int64_t id : source_ids) source_pieces.push_back(translator.source_tokenizer.piece(id));
-  for (int64_t id : decoder_input) target_pieces.push_back(translator.target_tokenizer.piece(id));
-  std::printf("%s\n-> %s\n", options.sentence.c_str(),
-              translator.target_tokenizer.decode(target_ids).c_str());
+  const std::vector<explorer::Chart> charts = training_charts(checkpoint.trainer);
 
-  // One file per attention module: its heads side by side, queries down, keys across.
+  // The SVGs, for the first sentence: one file per attention module, its heads side by side,
+  // queries down, keys across.
   std::vector<std::string> written;
-  auto draw = [&](const std::string& kind, size_t layer, const Tensor& weights,
-                  const std::vector<std::string>& rows, const std::vector<std::string>& columns) {
-    std::vector<walkthrough::HeatMap> maps;
-    for (int64_t h = 0; h < weights.size(1); ++h)
-      maps.push_back({"head " + std::to_string(h), weights.select(0, 0).select(0, h), rows, columns});
-    const std::string path =
-        (fs::path(out_dir) / (kind + "-layer" + std::to_string(layer) + ".svg")).string();
-    walkthrough::write_heatmaps_svg(path, kind + ", layer " + std::to_string(layer), maps,
-                                    static_cast<int>(maps.size()), false);
+  for (const explorer::AttentionMap& map : sentences.front().maps) {
+    std::vector<walkthrough::HeatMap> heads;
+    for (int64_t h = 0; h < map.weights.size(0); ++h)
+      heads.push_back({"head " + std::to_string(h), map.weights.select(0, h), map.query_tokens,
+                       map.key_tokens});
+    std::string file = map.kind + "-layer" + std::to_string(map.layer) + ".svg";
+    std::replace(file.begin(), file.end(), ' ', '-');  // "encoder-self-attention-layer0.svg"
+    const std::string path = (fs::path(out_dir) / file).string();
+    walkthrough::write_heatmaps_svg(path, map.kind + ", layer " + std::to_string(map.layer),
+                                    heads, static_cast<int>(heads.size()), false);
     written.push_back(path);
-  };
-  const auto& encoder_layers = translator.model->encoder->layers;
-  for (size_t l = 0; l < encoder_layers.size(); ++l)
-    draw("encoder-self-attention", l, encoder_layers[l]->self_attn->attention_weights(),
-         source_pieces, source_pieces);
-  const auto& decoder_layers = translator.model->decoder->layers;
-  for (size_t l = 0; l < decoder_layers.size(); ++l) {
-    draw("decoder-masked-self-attention", l, decoder_layers[l]->self_attn->attention_weights(),
-         target_pieces, target_pieces);
-    draw("encoder-decoder-attention", l, decoder_layers[l]->cross_attn->attention_weights(),
-         target_pieces, source_pieces);
   }
-
-  Series loss{"training loss (label-smoothed cross-entropy)", {}, {}};
-  Series learning_rate{"learning rate (warm-up schedule)", {}, {}};
-  for (const auto& point : checkpoint.trainer.at("history")) {
-    const double step = point.at("step").get<double>();
-    loss.x.push_back(step);
-    loss.y.push_back(point.at("loss").get<double>());
-    learning_rate.x.push_back(step);
-    learning_rate.y.push_back(point.at("learning_rate").get<double>());
-  }
+  std::vector<Series> series;
+  for (const explorer::Chart& chart : charts)
+    for (const explorer::Line& line : chart.lines) series.push_back({line.name, line.x, line.y});
   const std::string curves = (fs::path(out_dir) / "training.svg").string();
-  write_line_plot_svg(curves, "training run", "steps", {loss, learning_rate});
+  write_line_plot_svg(curves, "training run", "steps", series);
   written.push_back(curves);
+
+  if (options.html) {
+    explorer::Page page;
+    page.title = "atencion-translate: the attention explorer";
+    page.introduction =
+        "The weights of every attention module of the model in " + checkpoint.directory +
+        " for each sentence and its greedy translation (docs/12-translation.md). A decoder "
+        "row belongs to the position that predicts the next word.";
+    page.sentences = std::move(sentences);
+    page.charts = charts;
+    const std::string path = (fs::path(out_dir) / "explorer.html").string();
+    write_file_atomically(path, explorer::page_html(page));
+    written.push_back(path);
+  }
   return written;
 }
 

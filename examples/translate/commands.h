@@ -21,12 +21,14 @@ double evaluate(const EvalOptions& options);
 
 struct ShowOptions {
   std::string model_dir;
-  std::string sentence;
+  std::vector<std::string> sentences;  // one or more
   std::string out_dir;  // "" = <model_dir>/show
+  bool html = false;    // also write explorer.html (examples/explorer/explorer.h)
 };
-// Writes heat maps of every layer's and head's encoder self-, decoder masked self- and
-// encoder-decoder attention for `sentence` and its translation, and the training curves.
-// Returns the list of files written.
+// Writes SVG heat maps of every layer's and head's encoder self-, decoder masked self- and
+// encoder-decoder attention for the first sentence and its translation, and the training
+// curves; with `html`, also the attention explorer, one page holding every sentence's maps and
+// the curves. Returns the list of files written.
 std::vector<std::string> show(const ShowOptions& options);
 
 }  // namespace atencion::translate

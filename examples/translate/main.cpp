@@ -4,7 +4,7 @@
 //   atencion-translate train [--minutes 9] [--data pairs.tsv] [--out runs/spa-eng] [--resume]
 //   atencion-translate translate --model runs/spa-eng "¿Cuál es tu nombre?"   (or lines on stdin)
 //   atencion-translate eval --model runs/spa-eng [--data pairs.tsv] [--beam 4]
-//   atencion-translate show --model runs/spa-eng "¿Cuál es tu nombre?"
+//   atencion-translate show --model runs/spa-eng [--html] "¿Cuál es tu nombre?" [more sentences]
 #include <exception>
 #include <iostream>
 #include <string>
@@ -79,7 +79,10 @@ int main(int argc, char** argv) {
   auto* show_command = app.add_subcommand("show", "attention heat maps and training curves as SVG");
   show_command->add_option("--model", model_dir)->capture_default_str();
   show_command->add_option("--out", show_options.out_dir, "where to write (default: <model>/show)");
-  show_command->add_option("sentence", show_options.sentence)->required();
+  show_command->add_flag("--html", show_options.html,
+                         "also explorer.html: every sentence's maps and the curves in one page");
+  show_command->add_option("sentences", show_options.sentences,
+                           "Spanish sentences (the SVGs are of the first)")->required();
 
   CLI11_PARSE(app, argc, argv);
   try {

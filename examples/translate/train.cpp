@@ -5,7 +5,8 @@
 //   optimizer.zero_grad(); loss = cross_entropy(model(batch)); loss.backward();
 //   clip_grad_norm(parameters, 1); lr = warm-up schedule(step); optimizer.step()
 // Around it: the data and tokenizers of a fresh run (or those of the checkpoint it resumes),
-// a time budget, progress lines, and a checkpoint every N steps and at the end.
+// a time budget, progress lines, and a checkpoint every N steps and at the end, each with the
+// dev loss (trainer.json's dev_history, which `show` plots).
 #include "train.h"
 
 #include <chrono>
@@ -136,6 +137,7 @@ std::string train(const TrainOptions& requested) {
   double seconds_before = 0;  // training time of the runs this one resumes
   BatchPosition position;
   nlohmann::json history = nlohmann::json::array();
+  nlohmann::json dev_history = nlohmann::json::array();  // {step, dev_loss} at each checkpoint
   if (checkpoint) {
     optimizer.load_state_dict(checkpoint->optimizer);
     const auto& trainer = checkpoint->trainer;
@@ -143,6 +145,7 @@ std::string train(const TrainOptions& requested) {
     position = {trainer.at("epoch").get<int64_t>(), trainer.at("batch").get<int64_t>()};
     seconds_before = trainer.at("seconds").get<double>();
     history = trainer.at("history");
+    dev_history = trainer.value("dev_history", nlohmann::json::array());  // older: none
     progress.message("resumed " + options.out_dir + " at step " + std::to_string(step) +
                      " (epoch " + std::to_string(position.epoch) + ", batch " +
                      std::to_string(position.batch) + ")");
@@ -166,6 +169,8 @@ std::string train(const TrainOptions& requested) {
   std::string last_checkpoint = checkpoint ? checkpoint->directory : "";
   int64_t saved_step = checkpoint ? step : -1;
   auto save = [&] {
+    dev_history.push_back(
+        {{"step", step}, {"dev_loss", evaluation_loss(translator, dev_examples, batch_options)}});
     CheckpointData data = translator.to_checkpoint();
     data.config["run"] = run_to_json(options);
     data.optimizer = optimizer.state_dict();
@@ -173,10 +178,13 @@ std::string train(const TrainOptions& requested) {
                     {"epoch", stream.position().epoch},
                     {"batch", stream.position().batch},
                     {"seconds", seconds_now()},
-                    {"history", history}};
+                    {"history", history},
+                    {"dev_history", dev_history}};
     last_checkpoint = save_checkpoint(options.out_dir, step, data);
     saved_step = step;
-    progress.message("checkpoint: " + last_checkpoint);
+    char dev_loss[32];
+    std::snprintf(dev_loss, sizeof dev_loss, "%.3f", dev_history.back().at("dev_loss").get<double>());
+    progress.message("checkpoint: " + last_checkpoint + " (dev loss " + dev_loss + ")");
   };
 
   double interval_loss = 0;
@@ -241,7 +249,8 @@ std::string train(const TrainOptions& requested) {
   char summary[160];
   std::snprintf(summary, sizeof summary, "trained %lld steps in %s; dev loss %.3f",
                 static_cast<long long>(step), format_duration(seconds_now()).c_str(),
-                evaluation_loss(translator, dev_examples, batch_options));
+                dev_history.empty() ? evaluation_loss(translator, dev_examples, batch_options)
+                                    : dev_history.back().at("dev_loss").get<double>());
   progress.message(summary);
   return last_checkpoint;
 }

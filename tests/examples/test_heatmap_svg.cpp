@@ -49,3 +49,29 @@ TEST_CASE("write_heatmaps_svg: tokens on both axes, values, masked cells", "[hea
       walkthrough::write_heatmaps_svg("/nonexistent-dir/x.svg", "", {weights}, 1, false),
       Contains("cannot write /nonexistent-dir/x.svg"));
 }
+
+TEST_CASE("write_heatmaps_svg: heads of weights share one colour scale, stated with its range",
+          "[heatmap]") {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("atencion_heatmap_scale_" + std::to_string(::getpid()) + ".svg"))
+                               .string();
+  walkthrough::HeatMap sharp{"head 0", Tensor::from({{0.8, 0.2}, {0.0, 1.0}}), {"a", "b"},
+                             {"a", "b"}};
+  walkthrough::HeatMap flat{"head 1", Tensor::from({{0.5, 0.5}, {0.5, 0.5}}), {"a", "b"},
+                            {"a", "b"}};
+  walkthrough::write_heatmaps_svg(path, "two heads", {sharp, flat}, 2, false);
+  const std::string svg = read_file(path);
+  std::remove(path.c_str());
+  CHECK_THAT(svg, Contains("one scale for all maps, white = 0 to dark blue = 1 "));
+  // 0.5 is half way on the shared scale (255 + 0.5 · (8 − 255) = 131.5 → 0x83, …), not the darkest
+  // blue that a scale of its own map would give it.
+  CHECK_THAT(svg, Contains("fill=\"#8397b5\""));
+  CHECK(svg.find("fill=\"#08306b\"/>") != std::string::npos);  // 1.0 in head 0 only
+  const auto count = [&](const std::string& text) {
+    std::size_t n = 0;
+    for (auto at = svg.find(text); at != std::string::npos; at = svg.find(text, at + 1)) ++n;
+    return n;
+  };
+  CHECK(count("fill=\"#08306b\"/>") == 1 + 2);  // the 1.0 cell and each colour bar's last step
+  CHECK(count(">0</text><text") == 2);           // each bar's low end, 0
+}

@@ -1,0 +1,24 @@
+// examples/attention_walkthrough/explorer_page.cpp — see explorer_page.h.
+#include "explorer_page.h"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace walkthrough {
+
+void write_explorer_page(const std::string& path,
+                         const std::vector<atencion::explorer::Sentence>& parts) {
+  atencion::explorer::Page page;
+  page.title = "attention_walkthrough: the attention explorer";
+  page.introduction =
+      "The attention weights of the walk-through (docs/05 to docs/09), untrained: the "
+      "projections keep their initial values, so the maps show the mechanics (the mask, rows "
+      "that sum to 1, what a head looks at), not language. docs/12-translation.md shows the "
+      "same page for a trained translator.";
+  page.sentences = parts;
+  std::ofstream file(path);
+  file << atencion::explorer::page_html(page);
+  if (!file) throw std::runtime_error("write_explorer_page: cannot write " + path);
+}
+
+}  // namespace walkthrough

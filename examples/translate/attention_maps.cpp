@@ -1,0 +1,68 @@
+// examples/translate/attention_maps.cpp — see attention_maps.h.
+#include "attention_maps.h"
+
+#include "decode.h"
+#include "nn/masks.h"
+
+namespace atencion::translate {
+
+explorer::Sentence attention_maps(const Translator& translator, const std::string& sentence) {
+  const std::vector<int64_t> source_ids = translator.source_tokenizer.encode(sentence);
+  const std::vector<int64_t> target_ids = nn::decode(
+      *translator.model, {source_ids}, decode_options(1, translator.config.max_len - 1))[0];
+  std::vector<int64_t> decoder_input{Tokenizer::bos_id};
+  decoder_input.insert(decoder_input.end(), target_ids.begin(), target_ids.end());
+  {
+    NoGradGuard no_grad;
+    const int64_t s = static_cast<int64_t>(source_ids.size()),
+                  t = static_cast<int64_t>(decoder_input.size());
+    translator.model->forward(Tensor::from_ids(source_ids, {1, s}),
+                              Tensor::from_ids(decoder_input, {1, t}), Tensor(),
+                              nn::causal_mask(t), Tensor());
+  }
+  std::vector<std::string> source_pieces, target_pieces;
+  for (int64_t id : source_ids) source_pieces.push_back(translator.source_tokenizer.piece(id));
+  for (int64_t id : decoder_input) target_pieces.push_back(translator.target_tokenizer.piece(id));
+
+  explorer::Sentence result;
+  result.name = sentence + " → " + translator.target_tokenizer.decode(target_ids);
+  // attention_weights(): [batch 1, heads, queries, keys].
+  auto add = [&](const std::string& kind, size_t layer, const Tensor& weights,
+                 const std::vector<std::string>& queries, const std::vector<std::string>& keys) {
+    result.maps.push_back({kind, static_cast<int64_t>(layer), weights.select(0, 0), queries, keys});
+  };
+  const auto& encoder_layers = translator.model->encoder->layers;
+  for (size_t l = 0; l < encoder_layers.size(); ++l)
+    add("encoder self-attention", l, encoder_layers[l]->self_attn->attention_weights(),
+        source_pieces, source_pieces);
+  const auto& decoder_layers = translator.model->decoder->layers;
+  for (size_t l = 0; l < decoder_layers.size(); ++l) {
+    add("decoder masked self-attention", l, decoder_layers[l]->self_attn->attention_weights(),
+        target_pieces, target_pieces);
+    add("encoder-decoder attention", l, decoder_layers[l]->cross_attn->attention_weights(),
+        target_pieces, source_pieces);
+  }
+  return result;
+}
+
+std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer) {
+  explorer::Line training{"training loss (label-smoothed)", {}, {}};
+  explorer::Line dev{"dev loss (no smoothing)", {}, {}};
+  explorer::Line learning_rate{"learning rate", {}, {}};
+  for (const auto& point : trainer.at("history")) {
+    const double step = point.at("step").get<double>();
+    training.x.push_back(step);
+    training.y.push_back(point.at("loss").get<double>());
+    learning_rate.x.push_back(step);
+    learning_rate.y.push_back(point.at("learning_rate").get<double>());
+  }
+  // Checkpoints written before the dev loss was recorded have no "dev_history".
+  for (const auto& point : trainer.value("dev_history", nlohmann::json::array())) {
+    dev.x.push_back(point.at("step").get<double>());
+    dev.y.push_back(point.at("dev_loss").get<double>());
+  }
+  return {{"loss", "step", "cross-entropy per target piece", {training, dev}},
+          {"learning rate (warm-up schedule)", "step", "learning rate", {learning_rate}}};
+}
+
+}  // namespace atencion::translate

@@ -1,0 +1,26 @@
+// examples/translate/attention_maps.h — what `show` draws, gathered once: every attention
+// module's weights for a sentence and its translation, and the curves of the training run.
+// Lesson: docs/12-translation.md#heat-maps, docs/12-translation.md#the-attention-explorer
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "explorer.h"
+#include "nlohmann/json.hpp"
+#include "translator.h"
+
+namespace atencion::translate {
+
+// Translates `sentence` greedily, then runs the model once more on (sentence, <s> translation)
+// so that every attention module holds the weights of exactly this pair. The maps, in order:
+// encoder self-attention of each layer, then per decoder layer its masked self-attention and
+// its encoder-decoder attention; each [heads, queries, keys] with the pieces as tokens.
+// The sentence's name is "sentence → translation".
+explorer::Sentence attention_maps(const Translator& translator, const std::string& sentence);
+
+// The curves of trainer.json's history: the training loss (label-smoothed) with the dev loss
+// (no smoothing) recorded at each checkpoint, and the learning rate, against the step.
+std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer);
+
+}  // namespace atencion::translate

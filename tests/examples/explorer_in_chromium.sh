@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# tests/examples/explorer_in_chromium.sh TRANSLATE WALKTHROUGH WORK_DIR — the attention
+# explorer in a real browser. Trains a tiny translator, writes its page with
+# `atencion-translate show --html` and the walk-through's page, loads each in headless Chromium
+# (Debian's chromium; tools/packages.sh installs it with the test packages) and checks the
+# rendered DOM against the data in the page (check_explorer_dom.py): a grid of queries x keys
+# cells per head with the weights in their hover titles, and a curve point per history point.
+# Exits 77 (CTest: skipped) when Chromium is not installed.
+set -euo pipefail
+translate=$1
+walkthrough=$2
+work=$3
+here=$(dirname "$0")
+if ! command -v chromium > /dev/null; then
+  echo "chromium is not installed (Debian: apt-get install chromium, or tools/packages.sh):" \
+       "the explorer's browser test is skipped"
+  exit 77
+fi
+source "$here/tiny_pairs.sh"
+rm -rf "$work"
+mkdir -p "$work"
+profile=$(mktemp -d)
+trap 'rm -rf "$profile"' EXIT
+# The page as the browser left it after running its script.
+render() {
+  chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+    --disable-component-update --disable-sync --no-first-run --user-data-dir="$profile" \
+    --dump-dom "file://$(realpath "$1")$2" 2> "$work/chromium.log"
+}
+
+write_tiny_pairs "$work/pairs.tsv"
+# A checkpoint every 20 steps: several dev-loss points for the loss chart.
+"$translate" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$work/run" --epochs 2 \
+  --checkpoint-every 20 --log-every 5 > "$work/train.log" 2>&1 ||
+  { cat "$work/train.log"; exit 1; }
+"$translate" show --model "$work/run" --html "El gato come pan." "¿El perro tiene agua?" \
+  > "$work/show.log"
+page="$work/run/show/explorer.html"
+[[ -f $page ]] || { echo "show --html wrote no $page"; cat "$work/show.log"; exit 1; }
+if grep -Eq '(src|href)="(https?:)?//' "$page"; then
+  echo "the page loads something from the network"; exit 1
+fi
+# The URL's # picks the view: every head of layer 0's encoder-decoder attention (queries and
+# keys differ in number, so rows and columns cannot be swapped unnoticed).
+render "$page" "#kind=encoder-decoder%20attention&layer=0&head=all" > "$work/translate-dom.html"
+python3 "$here/check_explorer_dom.py" "$work/translate-dom.html" "encoder-decoder attention" \
+  all charts
+
+# The walk-through's page, as it opens: 8 heads of encoder self-attention, no training run.
+"$walkthrough" --out "$work/walkthrough" > "$work/walkthrough.log"
+render "$work/walkthrough/explorer.html" "" > "$work/walkthrough-dom.html"
+python3 "$here/check_explorer_dom.py" "$work/walkthrough-dom.html" "encoder self-attention" \
+  all none
