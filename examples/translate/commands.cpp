@@ -85,11 +85,8 @@ std::vector<std::string> show(const ShowOptions& options) {
                                     heads, static_cast<int>(heads.size()), false);
     written.push_back(path);
   }
-  std::vector<Series> series;
-  for (const explorer::Chart& chart : charts)
-    for (const explorer::Line& line : chart.lines) series.push_back({line.name, line.x, line.y});
   const std::string curves = (fs::path(out_dir) / "training.svg").string();
-  write_line_plot_svg(curves, "training run", "steps", series);
+  write_line_plot_svg(curves, "training run", charts);
   written.push_back(curves);
 
   if (options.html) {

@@ -1,18 +1,18 @@
 // examples/translate/plots.h — line plots of a training run (loss, learning rate) as SVG.
-// (Attention heat maps come from the walk-through's writer: attention_walkthrough/heatmap_svg.h.)
+// (Attention heat maps come from the walk-through's writer: attention_walkthrough/heatmap_svg.h;
+// the same charts drawn interactively: examples/explorer/explorer.h.)
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "explorer.h"
+
 namespace atencion::translate {
 
-struct Series {
-  std::string name;
-  std::vector<double> x, y;
-};
-// Each series in its own panel, stacked, sharing the x axis label.
+// Each chart in its own panel, stacked: its lines share the axes, with ticks at 1, 2 or 5
+// times a power of ten on both, the axis labels, and a legend naming the lines.
 void write_line_plot_svg(const std::string& path, const std::string& title,
-                         const std::string& x_label, const std::vector<Series>& series);
+                         const std::vector<explorer::Chart>& charts);
 
 }  // namespace atencion::translate
