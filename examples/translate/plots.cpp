@@ -116,7 +116,8 @@ void write_line_plot_svg(const std::string& path, const std::string& title,
       const explorer::Line& line = chart.lines[l];
       svg << "<polyline fill=\"none\" stroke=\"" << colours[l % 4]
           << "\" stroke-width=\"1.5\" points=\"";
-      for (size_t i = 0; i < line.x.size(); ++i) svg << px(line.x[i]) << "," << py(line.y[i]) << " ";
+      for (size_t i = 0; i < line.x.size(); ++i)
+        svg << px(line.x[i]) << "," << py(line.y[i]) << " ";
       svg << "\"/>\n";
       if (line.x.size() <= 40)  // few points (the dev loss): mark each one
         for (size_t i = 0; i < line.x.size(); ++i)

@@ -183,7 +183,8 @@ std::string train(const TrainOptions& requested) {
     last_checkpoint = save_checkpoint(options.out_dir, step, data);
     saved_step = step;
     char dev_loss[32];
-    std::snprintf(dev_loss, sizeof dev_loss, "%.3f", dev_history.back().at("dev_loss").get<double>());
+    std::snprintf(dev_loss, sizeof dev_loss, "%.3f",
+                  dev_history.back().at("dev_loss").get<double>());
     progress.message("checkpoint: " + last_checkpoint + " (dev loss " + dev_loss + ")");
   };
 

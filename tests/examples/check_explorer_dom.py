@@ -22,7 +22,8 @@ class Node:
 
     def find_all(self, tag=None, css_class=None):
         for child in self.children:
-            if (tag is None or child.tag == tag) and (css_class is None or css_class in child.classes()):
+            if ((tag is None or child.tag == tag) and
+                    (css_class is None or css_class in child.classes())):
                 yield child
             yield from child.find_all(tag, css_class)
 
@@ -120,9 +121,10 @@ def main(path, kind, heads_wanted, charts_wanted):
                       for p in svg.find_all("polyline", "curve")}
             for line in chart["lines"]:
                 points = curves.get(line["name"])
-                check(points is not None and len(points) == len(line["x"]),
+                drawn_points = None if points is None else len(points)
+                check(drawn_points == len(line["x"]),
                       f"chart {chart['title']!r}, line {line['name']!r}: "
-                      f"{None if points is None else len(points)} points for {len(line['x'])} values")
+                      f"{drawn_points} points for {len(line['x'])} values")
                 lines_checked += 1
             for axis in ("x", "y"):
                 ticks = list(svg.find_all("text", f"{axis}-tick"))
