@@ -4,7 +4,9 @@
 #   1. trains the default model on the shipped Tatoeba pairs for ATENCION_MINUTES (default 9)
 #      minutes, preparation included, writing checkpoints to runs/spa-eng/;
 #   2. scores it on the test split (BLEU, exact match, samples);
-#   3. translates a handful of sentences, "¿Cuál es tu nombre?" among them.
+#   3. translates a handful of sentences, "¿Cuál es tu nombre?" among them;
+#   4. writes their attention maps and the training curves (runs/spa-eng/show/: SVGs, and
+#      explorer.html, the page to open in a browser: docs/12-translation.md).
 # Arguments are passed to `atencion-translate train` (e.g. --resume, --minutes 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,3 +26,7 @@ for sentence in "¿Cuál es tu nombre?" "Tengo hambre." "Me gusta leer libros." 
                 "¿Dónde está la estación?" "Mañana vamos a la playa."; do
   echo "$sentence  →  $("$translator" translate --model "$run_dir" "$sentence")"
 done
+echo "== attention maps and training curves =="
+"$translator" show --html --model "$run_dir" "¿Cuál es tu nombre?" "Tengo hambre." \
+  "Me gusta leer libros." | grep '^wrote'
+echo "open $run_dir/show/explorer.html in a browser to explore them"
