@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# tests/examples/explorer_in_chromium.sh TRANSLATE WALKTHROUGH WORK_DIR — the attention
+# tests/examples/explorer_in_chromium.sh TRANSLATE WALKTHROUGH_PAGE WORK_DIR — the attention
 # explorer in a real browser. Trains a tiny translator, writes its page with
-# `atencion-translate show --html` and the walk-through's page, loads each in headless Chromium
+# `atencion-translate show --html`, and loads it and the walk-through's page (written by the
+# walk-through's own test, a CTest fixture of this one) in headless Chromium
 # (Debian's chromium; tools/packages.sh installs it with the test packages) and checks the
 # rendered DOM against the data in the page (check_explorer_dom.py): a grid of queries x keys
 # cells per head with the weights in their hover titles, and a curve point per history point.
 # Exits 77 (CTest: skipped) when Chromium is not installed.
 set -euo pipefail
 translate=$1
-walkthrough=$2
+walkthrough_page=$2
 work=$3
 here=$(dirname "$0")
 if ! command -v chromium > /dev/null; then
@@ -47,7 +48,7 @@ python3 "$here/check_explorer_dom.py" "$work/translate-dom.html" "encoder-decode
   all charts
 
 # The walk-through's page, as it opens: 8 heads of encoder self-attention, no training run.
-"$walkthrough" --out "$work/walkthrough" > "$work/walkthrough.log"
-render "$work/walkthrough/explorer.html" "" > "$work/walkthrough-dom.html"
+[[ -f $walkthrough_page ]] || { echo "no $walkthrough_page: run the walk-through first"; exit 1; }
+render "$walkthrough_page" "" > "$work/walkthrough-dom.html"
 python3 "$here/check_explorer_dom.py" "$work/walkthrough-dom.html" "encoder self-attention" \
   all none
