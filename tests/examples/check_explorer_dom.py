@@ -116,6 +116,10 @@ def main(path, kind, heads_wanted, charts_wanted):
     if charts_wanted == "charts":
         charts = [c for c in data["charts"] if any(line["x"] for line in c["lines"])]
         check(len(drawn) == len(charts), f"{len(drawn)} charts drawn for {len(charts)}")
+        for chart in charts:
+            for line in chart["lines"]:  # the dev loss too: one point per checkpoint
+                check(len(line["x"]) >= 2, f"chart {chart['title']!r}, line {line['name']!r}: "
+                                           f"{len(line['x'])} values in the run's history")
         for chart, svg in zip(charts, drawn):
             curves = {p.attributes["data-line"]: p.attributes["points"].split()
                       for p in svg.find_all("polyline", "curve")}
