@@ -14,7 +14,7 @@ execute_process(COMMAND ${PROGRAM} ${arguments} RESULT_VARIABLE status OUTPUT_VA
 if(status EQUAL 0)
   message(FATAL_ERROR "${PROGRAM} passed its judge, but it should fail:\n${report}")
 endif()
-if(NOT report MATCHES "Failed (all )?[0-9]+ test case")
+if(NOT report MATCHES "Failed (all |both )?[0-9]+ test case")
   message(FATAL_ERROR "${PROGRAM} did not finish judging (exit ${status}):\n${report}")
 endif()
 string(FIND "${report}" "${EXPECT}" found)
