@@ -62,7 +62,8 @@ TEST_CASE("lesson links: every cited docs/ lesson and section exists", "[docs]")
   const std::set<std::string> extensions = {".h", ".cpp", ".py", ".sh", ".md", ".txt"};
   std::map<std::string, std::set<std::string>> anchors;  // lesson file -> its anchors
   int citations = 0;
-  for (const char* folder : {"tensor", "autograd", "nn", "examples", "tests", "bench", "tools", "docs"}) {
+  for (const char* folder : {"tensor", "autograd", "nn", "examples", "exercises", "tests", "bench",
+                             "tools", "docs"}) {
     for (const auto& entry : fs::recursive_directory_iterator(source_dir / folder)) {
       if (!entry.is_regular_file() || !extensions.count(entry.path().extension().string())) continue;
       const std::string text = read_text(entry.path());
