@@ -1,7 +1,8 @@
 # exercises/expect_failure.cmake — runs a judge built with a wrong or unwritten implementation
 # and passes only if the judge failed as a judge should: a non-zero exit, Catch2's summary of
 # failed test cases (so the program did not crash before judging), and EXPECT in the report.
-#   cmake -DPROGRAM=<judge program> [-DTEST=<test case name>] -DEXPECT=<text> -P expect_failure.cmake
+#   cmake -DPROGRAM=<judge program> [-DTEST=<test case name>] -DEXPECT=<text>
+#         -P expect_failure.cmake
 # With TEST, only that test case runs: it is the one that must fail. (Catch2 reads ',' in a
 # name as "or": the names given here have none.) The compact reporter keeps each message on one
 # line, so EXPECT is found even when long.

@@ -36,7 +36,8 @@ TEST_CASE("layer_norm_backward: shapes and the gradients of the library's LayerN
   Variable bias(randn({5}, generator, DType::Float64), true);
   const Tensor g = randn({2, 3, 5}, generator, DType::Float64);
   nn::layer_norm(x, weight, bias, kEps).backward(g);
-  exercise::LayerNormGrads yours = exercise::layer_norm_backward(x.value(), weight.value(), g, kEps);
+  exercise::LayerNormGrads yours =
+      exercise::layer_norm_backward(x.value(), weight.value(), g, kEps);
   REQUIRE(yours.input.shape() == Shape{2, 3, 5});
   REQUIRE(yours.weight.shape() == Shape{5});
   REQUIRE(yours.bias.shape() == Shape{5});

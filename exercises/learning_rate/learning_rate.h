@@ -1,4 +1,5 @@
-// exercises/learning_rate/learning_rate.h — exercise "learning_rate" (docs/exercises.md#learning_rate).
+// exercises/learning_rate/learning_rate.h — exercise "learning_rate"
+// (docs/exercises.md#learning_rate).
 // Lesson: docs/11-training.md#warm-up
 //
 // Write it in your own file (start from starter.cpp), then judge it with

@@ -11,7 +11,8 @@ namespace atencion::exercise {
 double learning_rate(int64_t step, int64_t d_model, int64_t warmup_steps, double factor) {
   const double s = static_cast<double>(std::max<int64_t>(step, 1));
   const double warmup = s * std::pow(static_cast<double>(warmup_steps), -0.5);
-  return factor * std::pow(static_cast<double>(d_model), -0.5) * std::min(std::pow(s, -0.5), warmup);
+  const double decay = std::pow(s, -0.5);
+  return factor * std::pow(static_cast<double>(d_model), -0.5) * std::min(decay, warmup);
 }
 
 }  // namespace atencion::exercise

@@ -12,7 +12,8 @@
 namespace atencion::exercise {
 
 // The paper's table PE, Float64 [max_len, d_model] (d_model even):
-//   PE[pos, 2i] = sin(pos / 10000^(2i / d_model))    PE[pos, 2i + 1] = cos(pos / 10000^(2i / d_model))
+//   PE[pos, 2i]     = sin(pos / 10000^(2i / d_model))
+//   PE[pos, 2i + 1] = cos(pos / 10000^(2i / d_model))
 Tensor positional_encoding(int64_t max_len, int64_t d_model);
 
 }  // namespace atencion::exercise
