@@ -132,6 +132,18 @@ std::string read_file(const std::string& path) {
   return bytes.str();
 }
 
+void write_manifest(const std::string& dir) {
+  // Each file's size and CRC-32C, as read back from the disk.
+  nlohmann::json files = nlohmann::json::object();
+  for (const char* file : kCheckpointFiles) {
+    if (!fs::exists(fs::path(dir) / file)) continue;
+    const std::string bytes = read_file((fs::path(dir) / file).string());
+    files[file] = {{"bytes", bytes.size()}, {"crc32c", crc32c_hex(bytes)}};
+  }
+  write_file_atomically((fs::path(dir) / "manifest.json").string(),
+                        nlohmann::json{{"files", files}}.dump(1) + "\n");
+}
+
 std::string save_checkpoint(const std::string& run_dir, int64_t step, const CheckpointData& data,
                             int keep) {
   // A checkpoint never holds a NaN or an infinity: resuming from one could only go on failing.
@@ -158,15 +170,7 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
   write_file_atomically((temporary_dir / "source.model").string(), data.source_tokenizer);
   write_file_atomically((temporary_dir / "target.model").string(), data.target_tokenizer);
   test_kill_point("wrote-tokenizers");
-  // The manifest: each file's size and CRC-32C, as read back from the disk.
-  nlohmann::json files = nlohmann::json::object();
-  for (const char* file : kCheckpointFiles) {
-    if (!fs::exists(temporary_dir / file)) continue;
-    const std::string bytes = read_file((temporary_dir / file).string());
-    files[file] = {{"bytes", bytes.size()}, {"crc32c", crc32c_hex(bytes)}};
-  }
-  write_file_atomically((temporary_dir / "manifest.json").string(),
-                        nlohmann::json{{"files", files}}.dump(1) + "\n");
+  write_manifest(temporary_dir.string());
   fsync_path(temporary_dir.string());
   test_kill_point("wrote-manifest");
 

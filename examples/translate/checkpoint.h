@@ -64,6 +64,8 @@ std::string resolve_checkpoint(const std::string& path);
 // "'encoder.weight' element 12 is nan".
 std::string first_non_finite(const NamedTensors& tensors);
 
+// Writes `dir`/manifest.json: the size and CRC-32C of each checkpoint file there.
+void write_manifest(const std::string& dir);
 // Throws std::runtime_error naming the file of checkpoint `dir` whose size or CRC-32C differs
 // from manifest.json (a checkpoint without a manifest, written by an older version, passes).
 void verify_checkpoint_files(const std::string& dir);
