@@ -69,7 +69,7 @@ refused "train --resume: --pre-norm true contradicts the checkpoint (norm_first 
 
 # A second trainer on a run directory in use is refused and names the first one's process.
 "$binary" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$work/busy" --epochs 1000 \
-  > "$work/busy.log" 2>&1 &
+  --checkpoint-every 2 > "$work/busy.log" 2>&1 &
 first=$!
 for _ in $(seq 300); do  # up to 30 s: until its first checkpoint
   [[ -s "$work/busy/latest" ]] && break
@@ -85,9 +85,9 @@ wait "$first" 2>/dev/null
 
 # --overwrite replaces the run.
 "$binary" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$run" --overwrite --epochs 1 \
-  --checkpoint-every 3 > "$work/overwrite.log" 2>&1 ||
+  --checkpoint-every 30 > "$work/overwrite.log" 2>&1 ||
   { echo "FAIL: --overwrite"; cat "$work/overwrite.log"; failures=$((failures + 1)); }
-grep -q "^checkpoint: $run/step-00000003$" "$work/overwrite.log" ||
+grep -q "^checkpoint: $run/step-00000030$" "$work/overwrite.log" ||
   { echo "FAIL: --overwrite did not start afresh"; failures=$((failures + 1)); }
 
 (( failures == 0 )) || { echo "$failures case(s) failed"; exit 1; }

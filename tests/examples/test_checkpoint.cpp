@@ -311,7 +311,9 @@ TEST_CASE("train: a resumed run continues step, data position, optimizer and dro
 
   // Two epochs without a break, dropout on: its masks must continue across the resume too.
   const double dropout = 0.1;
-  const std::string straight = train(tiny_training(data, work / "straight", 2, dropout));
+  TrainOptions uninterrupted = tiny_training(data, work / "straight", 2, dropout);
+  uninterrupted.checkpoint_every = 0;  // one at the end: checkpoints change nothing of the run
+  const std::string straight = train(uninterrupted);
   const CheckpointData whole = load_checkpoint(straight);
   const int64_t steps = whole.trainer.at("step").get<int64_t>();
   REQUIRE(steps >= 30);
@@ -501,6 +503,7 @@ TEST_CASE("train --resume: errors from the checkpoint's files name the file",
   const std::string data = work / "pairs.tsv";
   write_tiny_pairs(data);
   TrainOptions options = tiny_training(data, work / "run", 1);
+  options.checkpoint_every = 0;  // one checkpoint, at the end
   const std::string dir = train(options);
   options.resume = true;
   auto edit_json = [&](const std::string& file, auto&& edit) {
