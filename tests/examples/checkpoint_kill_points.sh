@@ -24,7 +24,7 @@ for point in wrote-config@2 wrote-model@2 wrote-tokenizers@2 wrote-manifest@2 re
   if [[ $point == rotation-renamed* ]] && ! ls -d "$run"/step-*.tmp-*-removed > /dev/null; then
     echo "$point: no checkpoint renamed aside"; exit 1
   fi
-  last=$(sed -n 's|^checkpoint: .*/\(step-[0-9]*\)$|\1|p' "$run.log" | tail -1)
+  last=$(sed -n 's|^checkpoint: .*/\(step-[0-9]*\) (dev loss .*|\1|p' "$run.log" | tail -1)
   "$binary" translate --model "$run" "¿El gato come pan?" > /dev/null 2> "$run.err" ||
     { echo "$point: no whole checkpoint after the kill"; cat "$run.err"; exit 1; }
   "$binary" train --out "$run" --resume --epochs 1 > "$run.resumed.log" 2>&1 ||

@@ -87,7 +87,7 @@ wait "$first" 2>/dev/null
 "$binary" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$run" --overwrite --epochs 1 \
   --checkpoint-every 30 > "$work/overwrite.log" 2>&1 ||
   { echo "FAIL: --overwrite"; cat "$work/overwrite.log"; failures=$((failures + 1)); }
-grep -q "^checkpoint: $run/step-00000030$" "$work/overwrite.log" ||
+grep -q "^checkpoint: $run/step-00000030 " "$work/overwrite.log" ||
   { echo "FAIL: --overwrite did not start afresh"; failures=$((failures + 1)); }
 
 (( failures == 0 )) || { echo "$failures case(s) failed"; exit 1; }
