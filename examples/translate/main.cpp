@@ -54,10 +54,13 @@ int main(int argc, char** argv) {
       ->check(at_least(0));
   train_command->add_option("--epochs", train_options.epochs, "epochs (0: until the time budget ends)")->capture_default_str()
       ->check(at_least(0));
-  auto* resume_flag = train_command->add_flag("--resume", train_options.resume, "continue from the run directory's latest checkpoint");
-  train_command->add_flag("--overwrite", train_options.overwrite, "replace the run the --out directory holds")
+  auto* resume_flag = train_command->add_flag(
+      "--resume", train_options.resume, "continue from the run directory's latest checkpoint");
+  train_command
+      ->add_flag("--overwrite", train_options.overwrite, "replace the run the --out directory holds")
       ->excludes(resume_flag);
-  train_command->add_option("--checkpoint-every", train_options.checkpoint_every, "steps between checkpoints (0: only at the end)")->capture_default_str()
+  train_command->add_option("--checkpoint-every", train_options.checkpoint_every,
+                            "steps between checkpoints (0: only at the end)")->capture_default_str()
       ->check(at_least(0));
   train_command->add_option("--log-every", train_options.log_every, "steps between progress lines")->capture_default_str()
       ->check(at_least(1));

@@ -53,7 +53,7 @@ RunDirectoryLock::RunDirectoryLock(const std::string& run_dir) {
     ::close(descriptor_);
     throw cannot_write(run_dir, lock_path + ": " + std::strerror(errno));
   }
-  const std::string probe = (fs::path(run_dir) / "lock").string() + ".tmp-" + std::to_string(::getpid());
+  const std::string probe = lock_path + ".tmp-" + std::to_string(::getpid());
   try {
     write_file_atomically(probe, pid);
     fs::remove(probe);

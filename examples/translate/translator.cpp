@@ -53,8 +53,9 @@ void check_config_matches_weights(const nn::TransformerConfig& config, const Nam
   };
   expect("src_embedding.weight", config.src_vocab, "src_vocab", config.d_model);
   expect("tgt_embedding.weight", config.tgt_vocab, "tgt_vocab", config.d_model);
-  for (const auto& [stack, layers] : {std::pair<std::string, int64_t>{"encoder", config.encoder_layers},
-                                      {"decoder", config.decoder_layers}}) {
+  using Stack = std::pair<std::string, int64_t>;
+  for (const auto& [stack, layers] :
+       {Stack{"encoder", config.encoder_layers}, Stack{"decoder", config.decoder_layers}}) {
     const std::string last = stack + ".layers." + std::to_string(layers - 1) + ".";
     const std::string past = stack + ".layers." + std::to_string(layers) + ".";
     if (layers < 1 || shape_of(last + "norm1.weight") == nullptr ||
@@ -64,8 +65,9 @@ void check_config_matches_weights(const nn::TransformerConfig& config, const Nam
     expect(stack + ".layers.0.feed_forward.linear1.weight", config.d_ff, "d_ff", config.d_model);
   }
   if ((shape_of("output_projection.weight") == nullptr) != config.tie_target_embeddings)
-    refuse("tie_target_embeddings is " + std::string(config.tie_target_embeddings ? "true" : "false") +
-           ", but the weights " + (config.tie_target_embeddings ? "have" : "have no") +
+    refuse(std::string("tie_target_embeddings is ") +
+           (config.tie_target_embeddings ? "true, but the weights have"
+                                         : "false, but the weights have no") +
            " 'output_projection.weight'");
   // The positional-encoding table (max_len × d_model) is computed, not stored: bound it.
   if (config.max_len < 1 || config.max_len > kLongestMaxLen)
@@ -98,7 +100,8 @@ Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {
       throw std::runtime_error(where + "/" + file + ": " + error.what());
     }
   };
-  return Translator{config, std::move(model), tokenizer(checkpoint.source_tokenizer, "source.model"),
+  return Translator{config, std::move(model),
+                    tokenizer(checkpoint.source_tokenizer, "source.model"),
                     tokenizer(checkpoint.target_tokenizer, "target.model")};
 }
 

@@ -81,7 +81,8 @@ kill -9 "$first"
 wait "$first" 2>/dev/null
 # The kernel dropped the dead trainer's lock: resuming now works.
 "$binary" train --out "$work/busy" --resume --epochs 1 > "$work/resumed.log" 2>&1 ||
-  { echo "FAIL: resume after the first trainer died"; cat "$work/resumed.log"; failures=$((failures + 1)); }
+  { echo "FAIL: resume after the first trainer died"; cat "$work/resumed.log";
+    failures=$((failures + 1)); }
 
 # --overwrite replaces the run.
 "$binary" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$run" --overwrite --epochs 1 \

@@ -288,7 +288,8 @@ TEST_CASE("checkpoint: missing, truncated and mismatched checkpoints give clear 
     write_manifest(dir);
     const CheckpointData edited = load_checkpoint(dir);  // the files are whole
     CHECK_THROWS_WITH(Translator::from_checkpoint(edited),
-                      Contains(dir + ": config.json does not match model.safetensors: src_vocab ") &&
+                      Contains(dir + ": config.json does not match model.safetensors: "
+                                     "src_vocab ") &&
                           Contains(", d_model 32, but 'src_embedding.weight' has shape [") &&
                           Contains(", 16]"));
   }
@@ -559,7 +560,8 @@ TEST_CASE("train: a diverging run stops at the first NaN, keeping every checkpoi
                             Contains("the last good checkpoint is " + work / "run/step-"));
   // Every checkpoint left is finite, loads, and is older than the step that failed.
   const int64_t failed = std::stoll(message.substr(message.find("step ") + 5));
-  const std::string last = message.substr(message.find(work / "run/step-"), (work / "run/").size() + 13);
+  const std::string last =
+      message.substr(message.find(work / "run/step-"), (work / "run/").size() + 13);
   CHECK(resolve_checkpoint(work / "run") == last);
   for (const auto& name : entries(work.path / "run")) {
     if (name.rfind("step-", 0) != 0) continue;
