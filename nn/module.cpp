@@ -45,6 +45,16 @@ std::vector<std::pair<std::string, Variable>> Module::named_parameters() const {
   return out;
 }
 
+std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules() const {
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out;
+  for (const auto& [name, module] : submodules_) {
+    out.emplace_back(name, module);
+    for (auto& [below, submodule] : module->named_modules())
+      out.emplace_back(name + "." + below, std::move(submodule));
+  }
+  return out;
+}
+
 std::vector<Variable> Module::parameters() const {
   std::vector<Variable> out;
   for (auto& [name, parameter] : named_parameters()) out.push_back(parameter);

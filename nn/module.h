@@ -26,6 +26,9 @@ class Module {
   // Every parameter of this module and its submodules, in registration order, with dotted names.
   std::vector<std::pair<std::string, Variable>> named_parameters() const;
   std::vector<Variable> parameters() const;
+  // Every submodule below this one (not itself), depth first, with dotted names
+  // ("encoder.layers.0.dropout1"), as torch's named_modules() without the root.
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules() const;
   int64_t parameter_count() const;  // total number of scalars
   void zero_grad();                 // drops every parameter's .grad
 

@@ -7,7 +7,9 @@
 #   3. translates a handful of sentences, "¿Cuál es tu nombre?" among them;
 #   4. writes their attention maps and the training curves (runs/spa-eng/show/: SVGs, and
 #      explorer.html, the page to open in a browser: docs/12-translation.md).
-# Arguments are passed to `atencion-translate train` (e.g. --resume, --minutes 3).
+# Arguments are passed to `atencion-translate train` (e.g. --resume, --minutes 3). An earlier
+# run in runs/spa-eng is moved aside to runs/spa-eng-<date>-<time> unless --resume or
+# --overwrite says otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/packages.sh
@@ -19,6 +21,15 @@ cmake --build build -j2 --target atencion-translate
 
 translator=build/examples/translate/atencion-translate
 run_dir=runs/spa-eng
+# Each run of this script trains afresh; an earlier run is moved aside, not overwritten (pass
+# --resume to continue it instead, or --overwrite to replace it). A run still training there
+# holds its lock: then the trainer below refuses, and nothing is moved.
+if [[ -d $run_dir ]] && ! [[ " $* " =~ \ --(resume|overwrite)\  ]] &&
+   ls -d "$run_dir"/step-* > /dev/null 2>&1 && flock -n "$run_dir/lock" true; then
+  aside="$run_dir-$(date +%Y%m%d-%H%M%S)"
+  mv "$run_dir" "$aside"
+  echo "$run_dir held an earlier run: moved to $aside (pass --resume to continue it instead)"
+fi
 "$translator" train --out "$run_dir" --minutes "${ATENCION_MINUTES:-9}" "$@"
 "$translator" eval --model "$run_dir" --samples 5
 echo "== translations =="

@@ -4,7 +4,9 @@
 // A run directory (--out) holds numbered checkpoints and a pointer to the newest one:
 //
 //   runs/spa-eng/
+//     lock                      held (flock) by the trainer writing here; see run_directory.h
 //     latest                    one line: "step-00001200"
+//     best                      one line: the checkpoint with the lowest dev loss
 //     step-00001200/
 //       config.json             the model's TransformerConfig and the run's settings
 //       model.safetensors       the parameters (Module::state_dict names)
@@ -12,12 +14,15 @@
 //       trainer.json            step, data position, training seconds, loss history
 //       source.model            the Spanish SentencePiece model (its vocabulary inside)
 //       target.model            the English one
+//       manifest.json           each file above: its size and CRC-32C (checksum.h)
 //
 // A checkpoint is written into "step-N.tmp-<pid>", which is renamed to "step-N" once every
 // file is complete; then "latest" is replaced by a temporary file and a rename. Killing the
 // program at any moment (kill -9 included) therefore leaves "latest" naming a whole
 // checkpoint: the old one or the new one. Older checkpoints beyond the newest `keep` are
-// removed afterwards.
+// removed afterwards (renamed to a temporary name first, so a half-removed one never looks
+// whole), except the one "best" names. load_checkpoint checks every file against the manifest
+// and refuses a damaged one by name; nothing holding a NaN or an infinity is written or loaded.
 #pragma once
 
 #include <cstdint>
@@ -54,6 +59,23 @@ CheckpointData load_checkpoint(const std::string& path);
 // one "latest" names, else (no "latest", or it names a checkpoint that is gone) the newest
 // whole "step-N" directory; "" when there is none.
 std::string resolve_checkpoint(const std::string& path);
+
+// "" if every Float32/Float64 element of `tensors` is finite, else which is not:
+// "'encoder.weight' element 12 is nan".
+std::string first_non_finite(const NamedTensors& tensors);
+
+// Writes `dir`/manifest.json: the size and CRC-32C of each checkpoint file there.
+void write_manifest(const std::string& dir);
+// Throws std::runtime_error naming the file of checkpoint `dir` whose size or CRC-32C differs
+// from manifest.json (a checkpoint without a manifest, written by an older version, passes).
+void verify_checkpoint_files(const std::string& dir);
+
+// For the kill tests (tests/examples/checkpoint_kill_points.sh): when the environment variable
+// ATENCION_TEST_KILL_AT is "<point>" or "<point>@<n>", the process kills itself (SIGKILL) the
+// first (n-th) time it reaches `point`. Points in save_checkpoint: wrote-config, wrote-model,
+// wrote-tokenizers, wrote-manifest, renamed, wrote-latest, wrote-best, rotation-renamed,
+// rotated.
+void test_kill_point(const std::string& point);
 
 // Writes `bytes` to `path` through a temporary file, fsync and rename.
 void write_file_atomically(const std::string& path, const std::string& bytes);

@@ -10,14 +10,17 @@
 #include "train.h"
 
 #include <chrono>
+#include <cmath>
 #include <optional>
 
 #include "data.h"
+#include "dropout_state.h"
 #include "nlohmann/json.hpp"
 #include "nn/optim/adam.h"
 #include "nn/optim/clip_grad_norm.h"
 #include "nn/optim/schedule.h"
 #include "progress.h"
+#include "run_directory.h"
 #include "translator.h"
 
 namespace atencion::translate {
@@ -40,7 +43,8 @@ std::vector<Example> tokenize_pairs(const std::vector<SentencePair>& pairs,
   return examples;
 }
 
-// The settings that define the run (saved with each checkpoint, reused by --resume and eval).
+}  // namespace
+
 nlohmann::json run_to_json(const TrainOptions& options) {
   return {{"data_path", options.data_path},         {"max_words", options.max_words},
           {"split_seed", options.split_seed},       {"vocab_size", options.vocab_size},
@@ -48,6 +52,8 @@ nlohmann::json run_to_json(const TrainOptions& options) {
           {"warmup_steps", options.warmup_steps},   {"lr_factor", options.lr_factor},
           {"clip_norm", options.clip_norm},         {"seed", options.seed}};
 }
+
+namespace {
 
 void run_from_json(const nlohmann::json& run, TrainOptions& options) {
   options.data_path = run.at("data_path").get<std::string>();
@@ -79,12 +85,28 @@ double evaluation_loss(const Translator& translator, const std::vector<Example>&
   return tokens > 0 ? total / static_cast<double>(tokens) : 0.0;
 }
 
+// Training stops at the first NaN or infinity rather than skipping the step: a NaN in the
+// weights or Adam's moments stays there, so every later step would be skipped too, and a
+// diverging learning rate goes on diverging. What was saved before it is good; say where.
+[[noreturn]] void stop_non_finite(int64_t step, const std::string& what,
+                                  const std::string& last_checkpoint) {
+  throw std::runtime_error(
+      "train: step " + std::to_string(step) + ": " + what + "; training stopped, nothing of " +
+      "this step saved; " +
+      (last_checkpoint.empty() ? "no checkpoint was written yet"
+                               : "the last good checkpoint is " + last_checkpoint +
+                                     " (train --resume continues from it)") +
+      "; a lower --lr-factor may help");
+}
+
 }  // namespace
 
 std::string train(const TrainOptions& requested) {
   const auto start_time = Clock::now();
   TrainOptions options = requested;
   Progress progress(stdout);
+  const RunDirectoryLock lock(options.out_dir);
+  prepare_run_directory(options.out_dir, options.resume, options.overwrite);
 
   std::optional<CheckpointData> checkpoint;
   if (options.resume) {
@@ -139,13 +161,25 @@ std::string train(const TrainOptions& requested) {
   nlohmann::json history = nlohmann::json::array();
   nlohmann::json dev_history = nlohmann::json::array();  // {step, dev_loss} at each checkpoint
   if (checkpoint) {
-    optimizer.load_state_dict(checkpoint->optimizer);
+    const std::string dir = checkpoint->directory;
+    try {
+      optimizer.load_state_dict(checkpoint->optimizer);
+    } catch (const std::exception& error) {
+      throw std::runtime_error(dir + "/optimizer.safetensors: " + error.what());
+    }
     const auto& trainer = checkpoint->trainer;
-    step = trainer.at("step").get<int64_t>();
-    position = {trainer.at("epoch").get<int64_t>(), trainer.at("batch").get<int64_t>()};
-    seconds_before = trainer.at("seconds").get<double>();
-    history = trainer.at("history");
-    dev_history = trainer.value("dev_history", nlohmann::json::array());  // older: none
+    try {
+      step = trainer.at("step").get<int64_t>();
+      position = {trainer.at("epoch").get<int64_t>(), trainer.at("batch").get<int64_t>()};
+      seconds_before = trainer.at("seconds").get<double>();
+      history = trainer.at("history");
+      dev_history = trainer.value("dev_history", nlohmann::json::array());  // older: none
+    } catch (const nlohmann::json::exception& error) {
+      throw std::runtime_error(dir + "/trainer.json: " + error.what());
+    }
+    if (trainer.contains("generators"))  // else: written before dropout states were saved
+      restore_dropout_generator_states(*translator.model, trainer.at("generators"),
+                                       dir + "/trainer.json");
     progress.message("resumed " + options.out_dir + " at step " + std::to_string(step) +
                      " (epoch " + std::to_string(position.epoch) + ", batch " +
                      std::to_string(position.batch) + ")");
@@ -168,24 +202,32 @@ std::string train(const TrainOptions& requested) {
   // A resumed run already has a checkpoint of its current step.
   std::string last_checkpoint = checkpoint ? checkpoint->directory : "";
   int64_t saved_step = checkpoint ? step : -1;
+  double dev_loss = NAN;  // of the last checkpoint written
   auto save = [&] {
-    dev_history.push_back(
-        {{"step", step}, {"dev_loss", evaluation_loss(translator, dev_examples, batch_options)}});
     CheckpointData data = translator.to_checkpoint();
     data.config["run"] = run_to_json(options);
     data.optimizer = optimizer.state_dict();
+    for (const auto* part : {&data.model, &data.optimizer})
+      if (const std::string bad = first_non_finite(*part); !bad.empty())
+        stop_non_finite(step, (part == &data.model ? "weight " : "optimizer state ") + bad,
+                        last_checkpoint);
+    dev_loss = evaluation_loss(translator, dev_examples, batch_options);
+    if (!std::isfinite(dev_loss))
+      stop_non_finite(step, "dev loss " + std::to_string(dev_loss), last_checkpoint);
+    dev_history.push_back({{"step", step}, {"dev_loss", dev_loss}});
     data.trainer = {{"step", step},
                     {"epoch", stream.position().epoch},
                     {"batch", stream.position().batch},
                     {"seconds", seconds_now()},
+                    {"dev_loss", dev_loss},
+                    {"generators", dropout_generator_states(*translator.model)},
                     {"history", history},
                     {"dev_history", dev_history}};
     last_checkpoint = save_checkpoint(options.out_dir, step, data);
     saved_step = step;
-    char dev_loss[32];
-    std::snprintf(dev_loss, sizeof dev_loss, "%.3f",
-                  dev_history.back().at("dev_loss").get<double>());
-    progress.message("checkpoint: " + last_checkpoint + " (dev loss " + dev_loss + ")");
+    char dev_loss_text[32];
+    std::snprintf(dev_loss_text, sizeof dev_loss_text, "%.3f", dev_loss);
+    progress.message("checkpoint: " + last_checkpoint + " (dev loss " + dev_loss_text + ")");
   };
 
   double interval_loss = 0;
@@ -204,8 +246,13 @@ std::string train(const TrainOptions& requested) {
     optimizer.zero_grad();
     Variable loss = translator.loss(tensors, options.label_smoothing);
     loss.backward();
-    nn::clip_grad_norm(optimizer.parameters(), options.clip_norm);
+    const double gradient_norm = nn::clip_grad_norm(optimizer.parameters(), options.clip_norm);
     ++step;
+    if (!std::isfinite(loss.item()) || !std::isfinite(gradient_norm))
+      stop_non_finite(step,
+                      "loss " + std::to_string(loss.item()) + ", gradient norm " +
+                          std::to_string(gradient_norm),
+                      last_checkpoint);
     const double learning_rate = schedule.learning_rate(step);
     optimizer.set_learning_rate(learning_rate);
     optimizer.step();
@@ -247,11 +294,10 @@ std::string train(const TrainOptions& requested) {
     if (options.checkpoint_every > 0 && step % options.checkpoint_every == 0) save();
   }
   if (step != saved_step) save();  // the end, unless that step's checkpoint was just written
+  if (std::isnan(dev_loss)) dev_loss = evaluation_loss(translator, dev_examples, batch_options);
   char summary[160];
   std::snprintf(summary, sizeof summary, "trained %lld steps in %s; dev loss %.3f",
-                static_cast<long long>(step), format_duration(seconds_now()).c_str(),
-                dev_history.empty() ? evaluation_loss(translator, dev_examples, batch_options)
-                                    : dev_history.back().at("dev_loss").get<double>());
+                static_cast<long long>(step), format_duration(seconds_now()).c_str(), dev_loss);
   progress.message(summary);
   return last_checkpoint;
 }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "nlohmann/json.hpp"
 #include "nn/transformer.h"
 
 namespace atencion::translate {
@@ -28,10 +29,17 @@ struct TrainOptions {
   int64_t checkpoint_every = 500;   // steps; a checkpoint is also written at the end
   int64_t log_every = 50;           // steps between log lines / history points
   bool resume = false;              // continue from out_dir's latest checkpoint
+  bool overwrite = false;           // replace the run out_dir holds (else a fresh run refuses)
   uint64_t seed = 1;                // weights, dropout and batch order
 };
 
+// The settings that define the run (config.json's "run"; reused by --resume and eval).
+nlohmann::json run_to_json(const TrainOptions& options);
+
 // Trains and writes checkpoints into options.out_dir; returns the last checkpoint's directory.
+// Holds out_dir's lock throughout (run_directory.h). Stops with std::runtime_error at the first
+// non-finite loss, gradient norm, dev loss or weight, naming the step and the last good
+// checkpoint; each checkpoint records its dev loss, and "best" names the lowest.
 std::string train(const TrainOptions& options);
 
 }  // namespace atencion::translate

@@ -30,23 +30,79 @@ Translator Translator::create(nn::TransformerConfig config, Tokenizer source_tok
                     std::move(target_tokenizer)};
 }
 
+void check_config_matches_weights(const nn::TransformerConfig& config, const NamedTensors& weights,
+                                  const std::string& where) {
+  auto refuse = [&](const std::string& problem) {
+    throw std::invalid_argument(where + ": config.json does not match model.safetensors: " +
+                                problem);
+  };
+  auto shape_of = [&](const std::string& name) -> const Shape* {
+    for (const auto& [weight_name, tensor] : weights)
+      if (weight_name == name) return &tensor.shape();
+    return nullptr;
+  };
+  // The sizes each weight's shape fixes: [rows, columns] by config field.
+  auto expect = [&](const std::string& name, int64_t rows, const char* rows_field,
+                    int64_t columns) {
+    const Shape* shape = shape_of(name);
+    if (shape == nullptr) refuse("no tensor '" + name + "'");
+    if (*shape != Shape{rows, columns})
+      refuse(std::string(rows_field) + " " + std::to_string(rows) + ", d_model " +
+             std::to_string(columns) + ", but '" + name + "' has shape " +
+             shape_to_string(*shape));
+  };
+  expect("src_embedding.weight", config.src_vocab, "src_vocab", config.d_model);
+  expect("tgt_embedding.weight", config.tgt_vocab, "tgt_vocab", config.d_model);
+  using Stack = std::pair<std::string, int64_t>;
+  for (const auto& [stack, layers] :
+       {Stack{"encoder", config.encoder_layers}, Stack{"decoder", config.decoder_layers}}) {
+    const std::string last = stack + ".layers." + std::to_string(layers - 1) + ".";
+    const std::string past = stack + ".layers." + std::to_string(layers) + ".";
+    if (layers < 1 || shape_of(last + "norm1.weight") == nullptr ||
+        shape_of(past + "norm1.weight") != nullptr)
+      refuse(stack + "_layers " + std::to_string(layers) + " is not the number of " + stack +
+             " layers in the weights");
+    expect(stack + ".layers.0.feed_forward.linear1.weight", config.d_ff, "d_ff", config.d_model);
+  }
+  if ((shape_of("output_projection.weight") == nullptr) != config.tie_target_embeddings)
+    refuse(std::string("tie_target_embeddings is ") +
+           (config.tie_target_embeddings ? "true, but the weights have"
+                                         : "false, but the weights have no") +
+           " 'output_projection.weight'");
+  // The positional-encoding table (max_len × d_model) is computed, not stored: bound it.
+  if (config.max_len < 1 || config.max_len > kLongestMaxLen)
+    refuse("max_len " + std::to_string(config.max_len) + " is not in [1, " +
+           std::to_string(kLongestMaxLen) + "]");
+  if (!(config.dropout >= 0 && config.dropout < 1))
+    refuse("dropout " + std::to_string(config.dropout) + " is not in [0, 1)");
+}
+
 Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {
+  const std::string where = checkpoint.directory.empty() ? "checkpoint" : checkpoint.directory;
   if (!checkpoint.config.contains("model"))
-    throw std::runtime_error(checkpoint.directory + "/config.json: no \"model\" section");
+    throw std::runtime_error(where + "/config.json: no \"model\" section");
   nn::TransformerConfig config = config_from_json(checkpoint.config.at("model"));
+  // Before the model is built: sizes that do not match the weights could ask for gigabytes.
+  check_config_matches_weights(config, checkpoint.model, where);
   Generator generator(0);  // the weights are replaced by the checkpoint's
   auto model = std::make_shared<nn::Transformer>(config, generator);
   try {
     model->load_state_dict(checkpoint.model);
   } catch (const std::invalid_argument& error) {
-    const std::string where = checkpoint.directory.empty() ? "checkpoint" : checkpoint.directory;
     throw std::invalid_argument(where + ": model.safetensors does not match config.json: " +
                                 error.what());
   }
   model->eval();
+  auto tokenizer = [&](const std::string& bytes, const std::string& file) {
+    try {
+      return Tokenizer::from_serialized(bytes);
+    } catch (const std::exception& error) {
+      throw std::runtime_error(where + "/" + file + ": " + error.what());
+    }
+  };
   return Translator{config, std::move(model),
-                    Tokenizer::from_serialized(checkpoint.source_tokenizer),
-                    Tokenizer::from_serialized(checkpoint.target_tokenizer)};
+                    tokenizer(checkpoint.source_tokenizer, "source.model"),
+                    tokenizer(checkpoint.target_tokenizer, "target.model")};
 }
 
 Variable Translator::logits(const BatchTensors& batch) const {

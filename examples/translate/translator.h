@@ -49,6 +49,13 @@ struct Translator {
   CheckpointData to_checkpoint() const;
 };
 
+// Refuses (std::invalid_argument naming `where`, config.json and the field) a config whose
+// sizes differ from the weights' shapes, before any model is built from it: vocabularies,
+// d_model, d_ff, layer counts, tied embeddings; and a max_len or dropout out of range.
+constexpr int64_t kLongestMaxLen = 1 << 16;  // positions; sentences are far shorter
+void check_config_matches_weights(const nn::TransformerConfig& config, const NamedTensors& weights,
+                                  const std::string& where);
+
 nlohmann::json config_to_json(const nn::TransformerConfig& config);
 nn::TransformerConfig config_from_json(const nlohmann::json& json);
 

@@ -1,6 +1,7 @@
 // examples/translate/tsv.cpp — see tsv.h.
 #include "tsv.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -62,6 +63,8 @@ std::vector<SentencePair> parse_pairs(std::string_view text, std::string_view na
 }
 
 std::vector<SentencePair> read_pairs(const std::string& path) {
+  if (std::filesystem::is_directory(path))
+    throw std::invalid_argument("read_pairs: '" + path + "' is a directory, not a pairs file");
   std::ifstream file(path, std::ios::binary);
   if (!file) throw std::invalid_argument("read_pairs: cannot open '" + path + "'");
   std::ostringstream contents;

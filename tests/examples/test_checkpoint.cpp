@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "checkpoint.h"
+#include "checksum.h"
 #include "decode.h"
 #include "nn/optim/adam.h"
 #include "tensor/safetensors.h"
@@ -73,13 +74,14 @@ void write_tiny_pairs(const std::string& path) {
   for (const auto& pair : tiny_pairs()) out << pair.source << "\t" << pair.target << "\n";
 }
 
-TrainOptions tiny_training(const std::string& data, const std::string& out, int64_t epochs) {
+TrainOptions tiny_training(const std::string& data, const std::string& out, int64_t epochs,
+                           double dropout = 0.0) {
   TrainOptions options;
   options.data_path = data;
   options.out_dir = out;
   options.vocab_size = 100;
   options.model = {.d_model = 16, .heads = 2, .encoder_layers = 1, .decoder_layers = 1,
-                   .d_ff = 32, .dropout = 0.0, .max_len = 32};
+                   .d_ff = 32, .dropout = dropout, .max_len = 32};
   options.max_tokens = 64;  // about 8 sentences a batch: ~22 steps an epoch
   options.warmup_steps = 10;
   options.epochs = epochs;
@@ -134,6 +136,13 @@ std::string read_text(const std::string& path) {
 
 void write_text(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+void flip_byte(const std::string& path, size_t offset) {
+  std::string bytes = read_file(path);
+  REQUIRE(offset < bytes.size());
+  bytes[offset] = static_cast<char>(bytes[offset] ^ 0x10);
+  write_text(path, bytes);
 }
 
 std::vector<std::string> entries(const fs::path& dir) {
@@ -261,11 +270,13 @@ TEST_CASE("checkpoint: missing, truncated and mismatched checkpoints give clear 
   SECTION("config.json that is not JSON") {
     const std::string dir = damaged("bad-json");
     write_text(dir + "/config.json", "{\"model\": {\"d_model\": 16,");
+    write_manifest(dir);  // as if it had been written so: the parser's error, not the checksum
     CHECK_THROWS_WITH(load_checkpoint(dir), Contains(dir + "/config.json: bad JSON"));
   }
   SECTION("config.json without a model") {
     const std::string dir = damaged("no-model");
     write_text(dir + "/config.json", "{\"run\": {}}");
+    write_manifest(dir);
     CHECK_THROWS_WITH(Translator::from_checkpoint(load_checkpoint(dir)),
                       Contains(dir + "/config.json: no \"model\" section"));
   }
@@ -274,30 +285,36 @@ TEST_CASE("checkpoint: missing, truncated and mismatched checkpoints give clear 
     nlohmann::json config = nlohmann::json::parse(read_text(dir + "/config.json"));
     config["model"]["d_model"] = 32;
     write_text(dir + "/config.json", config.dump());
+    write_manifest(dir);
     const CheckpointData edited = load_checkpoint(dir);  // the files are whole
     CHECK_THROWS_WITH(Translator::from_checkpoint(edited),
-                      Contains(dir + ": model.safetensors does not match config.json") &&
-                          Contains("'src_embedding.weight' has shape [") &&
-                          Contains(", 32] in the module but [") && Contains(", 16] in the state"));
+                      Contains(dir + ": config.json does not match model.safetensors: "
+                                     "src_vocab ") &&
+                          Contains(", d_model 32, but 'src_embedding.weight' has shape [") &&
+                          Contains(", 16]"));
   }
   SECTION("config.json with a field missing") {
     const std::string dir = damaged("missing-field");
     nlohmann::json config = nlohmann::json::parse(read_text(dir + "/config.json"));
     config["model"].erase("heads");
     write_text(dir + "/config.json", config.dump());
+    write_manifest(dir);
     CHECK_THROWS_WITH(Translator::from_checkpoint(load_checkpoint(dir)),
                       Contains("config.json: bad model config") && Contains("heads"));
   }
 }
 
-TEST_CASE("train: a resumed run continues step, data position and optimizer state exactly",
+TEST_CASE("train: a resumed run continues step, data position, optimizer and dropout exactly",
           "[translate][checkpoint][train]") {
   TempDir work("resume");
   const std::string data = work / "pairs.tsv";
   write_tiny_pairs(data);
 
-  // Two epochs without a break.
-  const std::string straight = train(tiny_training(data, work / "straight", 2));
+  // Two epochs without a break, dropout on: its masks must continue across the resume too.
+  const double dropout = 0.1;
+  TrainOptions uninterrupted = tiny_training(data, work / "straight", 2, dropout);
+  uninterrupted.checkpoint_every = 0;  // one at the end: checkpoints change nothing of the run
+  const std::string straight = train(uninterrupted);
   const CheckpointData whole = load_checkpoint(straight);
   const int64_t steps = whole.trainer.at("step").get<int64_t>();
   REQUIRE(steps >= 30);
@@ -309,7 +326,7 @@ TEST_CASE("train: a resumed run continues step, data position and optimizer stat
 
   // One epoch, then an "interruption": the last checkpoint is lost, so the run must go on from
   // the one before it, in the middle of epoch 0 (checkpoints every 2 steps).
-  const std::string first = train(tiny_training(data, work / "interrupted", 1));
+  const std::string first = train(tiny_training(data, work / "interrupted", 1, dropout));
   CHECK(load_checkpoint(first).trainer.at("step") == per_epoch);
   fs::remove_all(first);
   const CheckpointData before = load_checkpoint(work / "interrupted");
@@ -321,6 +338,10 @@ TEST_CASE("train: a resumed run continues step, data position and optimizer stat
   nn::Adam adam(Translator::from_checkpoint(before).model->parameters(), {});
   adam.load_state_dict(before.optimizer);
   CHECK(adam.step_count(0) == resumed_at);
+  // Every dropout's generator state is saved (the positional encoding's 1, the encoder
+  // layer's 2 + its attention's 1 + feed-forward's 1, the decoder layer's 3 + 2 + 1).
+  CHECK(before.trainer.at("generators").size() == 11);
+  CHECK(before.trainer.at("generators").contains("decoder.layers.0.dropout3"));
 
   TrainOptions resume = tiny_training("", work / "interrupted", 2);
   resume.resume = true;  // the data path and every setting come from the checkpoint
@@ -355,4 +376,198 @@ TEST_CASE("train: a resumed run continues step, data position and optimizer stat
                           decode_options(2, 12));
   REQUIRE(translations.size() == 2);
   CHECK_FALSE(translations[0].empty());
+}
+
+TEST_CASE("checkpoint: a flipped byte in any file is refused, naming the file",
+          "[translate][checkpoint][checksum]") {
+  TempDir run("flipped");
+  const CheckpointData data = tiny_checkpoint();
+  for (const char* file : {"config.json", "model.safetensors", "optimizer.safetensors",
+                           "trainer.json", "source.model", "target.model"}) {
+    INFO(file);
+    const std::string dir = save_checkpoint(run / file, 1, data);
+    const std::string path = dir + "/" + file;
+    // A byte of the data section (the safetensors header is checked by its own parser).
+    flip_byte(path, fs::file_size(path) - 5);
+    CHECK_THROWS_WITH(load_checkpoint(dir),
+                      Contains(path + " is damaged") && Contains("manifest.json records"));
+  }
+  // A truncated file, and a file that the manifest does not list.
+  const std::string dir = save_checkpoint(run / "truncated", 1, data);
+  fs::resize_file(dir + "/source.model", 100);
+  CHECK_THROWS_WITH(load_checkpoint(dir), Contains(dir + "/source.model is damaged: 100 bytes"));
+  const std::string unlisted = save_checkpoint(run / "unlisted", 1, data);
+  CheckpointData without_optimizer = data;
+  without_optimizer.optimizer.clear();
+  const std::string bare = save_checkpoint(run / "bare", 1, without_optimizer);
+  fs::copy_file(unlisted + "/optimizer.safetensors", bare + "/optimizer.safetensors");
+  CHECK_THROWS_WITH(load_checkpoint(bare),
+                    Contains(bare + "/optimizer.safetensors: not listed in manifest.json"));
+}
+
+TEST_CASE("checkpoint: NaN is never written, and never loaded (NaN in the optimizer state)",
+          "[translate][checkpoint]") {
+  TempDir run("nan");
+  CheckpointData data = tiny_checkpoint();
+  const std::string good = save_checkpoint(run / "run", 2, data);
+  // Inject a NaN into Adam's first moment of parameter 3.
+  CheckpointData poisoned = data;
+  for (auto& [name, tensor] : poisoned.optimizer)
+    if (name == "3.exp_avg") {
+      tensor = tensor.clone();
+      tensor.data<float>()[1] = NAN;
+    }
+  CHECK_THROWS_WITH(save_checkpoint(run / "run", 4, poisoned),
+                    Contains("save_checkpoint: step 4: optimizer tensor '3.exp_avg' element 1 "
+                             "is nan: not written"));
+  CHECK(resolve_checkpoint(run / "run") == good);  // "latest" still names the good one
+  CHECK(entries(run / "run") == std::vector<std::string>{"latest", "step-00000002"});
+
+  // One written by hand (with a manifest that matches it) is refused on load, by file and name.
+  save_safetensors(good + "/optimizer.safetensors", poisoned.optimizer);
+  write_manifest(good);
+  CHECK_THROWS_WITH(load_checkpoint(good),
+                    Contains(good + "/optimizer.safetensors: tensor '3.exp_avg' element 1 is nan"));
+}
+
+TEST_CASE("checkpoint: a damaged 'latest' falls back to the newest whole checkpoint",
+          "[translate][checkpoint]") {
+  TempDir run("latest");
+  const CheckpointData data = tiny_checkpoint();
+  for (int64_t step : {2, 4}) save_checkpoint(run.path.string(), step, data);
+  const std::string newest = run / "step-00000004";
+  std::string binary(1 << 20, '\0');
+  for (size_t i = 0; i < binary.size(); ++i) binary[i] = static_cast<char>(i * 7);
+  for (const std::string& latest :
+       {binary, "step-00000002" + std::string(5000, ' ') + "\n", std::string("../../etc\n"),
+        std::string("step-00000002/../step-00000002\n"), std::string("\n")}) {
+    write_text(run / "latest", latest);
+    CHECK(resolve_checkpoint(run.path.string()) == newest);
+  }
+  // A checkpoint a kill left half-removed is renamed aside first, so it never counts.
+  fs::rename(run / "step-00000002", run / "step-00000002.tmp-77-removed");
+  fs::remove(run / "step-00000002.tmp-77-removed/model.safetensors");
+  write_text(run / "latest", "step-00000002\n");
+  CHECK(resolve_checkpoint(run.path.string()) == newest);
+  save_checkpoint(run.path.string(), 6, data);  // and the next save cleans it away
+  CHECK(entries(run.path) == std::vector<std::string>{"latest", "step-00000004", "step-00000006"});
+}
+
+TEST_CASE("checkpoint: the best checkpoint by dev loss stays out of rotation",
+          "[translate][checkpoint]") {
+  TempDir run("best");
+  CheckpointData data = tiny_checkpoint();
+  for (const auto& [step, dev_loss] : std::vector<std::pair<int64_t, double>>{
+           {2, 3.0}, {4, 1.5}, {6, 2.0}, {8, 2.5}, {10, 1.7}}) {
+    data.trainer["dev_loss"] = dev_loss;
+    save_checkpoint(run.path.string(), step, data);
+  }
+  CHECK(read_text(run / "best") == "step-00000004\n");
+  CHECK(entries(run.path) == std::vector<std::string>{"best", "latest", "step-00000004",
+                                                      "step-00000008", "step-00000010"});
+  data.trainer["dev_loss"] = 1.0;  // a new best: the old one rotates out at the next save
+  save_checkpoint(run.path.string(), 12, data);
+  CHECK(read_text(run / "best") == "step-00000012\n");
+  CHECK(entries(run.path) ==
+        std::vector<std::string>{"best", "latest", "step-00000010", "step-00000012"});
+}
+
+TEST_CASE("checkpoint: a config whose sizes do not match the weights is refused before building",
+          "[translate][checkpoint]") {
+  TempDir run("config-sizes");
+  CheckpointData data = tiny_checkpoint();
+  data.directory = run / "step-1";
+  auto refused = [&](const std::string& field, const nlohmann::json& value) {
+    CheckpointData edited = data;
+    edited.config["model"][field] = value;
+    return Translator::from_checkpoint(edited);
+  };
+  // d_ff 4e9 would allocate 2 × 4e9 × 16 floats if the model were built first.
+  CHECK_THROWS_WITH(refused("d_ff", 4000000000LL),
+                    Contains(data.directory + ": config.json does not match model.safetensors: "
+                                              "d_ff 4000000000, d_model 16, but "
+                                              "'encoder.layers.0.feed_forward.linear1.weight' "
+                                              "has shape [32, 16]"));
+  CHECK_THROWS_WITH(refused("src_vocab", 1LL << 40), Contains("src_vocab 1099511627776"));
+  CHECK_THROWS_WITH(refused("max_len", 4000000000LL),
+                    Contains("max_len 4000000000 is not in [1, 65536]"));
+  CHECK_THROWS_WITH(refused("encoder_layers", 1000000),
+                    Contains("encoder_layers 1000000 is not the number of encoder layers"));
+  CHECK_THROWS_WITH(refused("tie_target_embeddings", true),
+                    Contains("tie_target_embeddings is true, but the weights have "
+                             "'output_projection.weight'"));
+}
+
+TEST_CASE("train --resume: errors from the checkpoint's files name the file",
+          "[translate][checkpoint][train]") {
+  TempDir work("resume-errors");
+  const std::string data = work / "pairs.tsv";
+  write_tiny_pairs(data);
+  TrainOptions options = tiny_training(data, work / "run", 1);
+  options.checkpoint_every = 0;  // one checkpoint, at the end
+  const std::string dir = train(options);
+  options.resume = true;
+  auto edit_json = [&](const std::string& file, auto&& edit) {
+    nlohmann::json json = nlohmann::json::parse(read_text(dir + "/" + file));
+    edit(json);
+    write_text(dir + "/" + file, json.dump());
+    write_manifest(dir);
+  };
+
+  SECTION("trainer.json without \"step\"") {
+    edit_json("trainer.json", [](nlohmann::json& trainer) { trainer.erase("step"); });
+    CHECK_THROWS_WITH(train(options), Contains(dir + "/trainer.json: ") && Contains("'step'"));
+  }
+  SECTION("an optimizer state that does not fit the model") {
+    const auto state = load_safetensors(dir + "/optimizer.safetensors");
+    NamedTensors extra(state.begin(), state.end());
+    extra.emplace_back("999.step", Tensor::from_ids({1}, {}));
+    save_safetensors(dir + "/optimizer.safetensors", extra);
+    write_manifest(dir);
+    CHECK_THROWS_WITH(train(options),
+                      Contains(dir + "/optimizer.safetensors: Adam.load_state_dict"));
+  }
+  SECTION("a tokenizer that is not a SentencePiece model") {
+    write_text(dir + "/target.model", "not a model");
+    write_manifest(dir);
+    CHECK_THROWS_WITH(train(options), Contains(dir + "/target.model: "));
+  }
+  SECTION("dropout states that do not fit the model") {
+    edit_json("trainer.json", [](nlohmann::json& trainer) {
+      trainer["generators"].erase("encoder.layers.0.dropout1");
+    });
+    CHECK_THROWS_WITH(train(options),
+                      Contains(dir + "/trainer.json: no generator state for the dropout "
+                                     "'encoder.layers.0.dropout1'"));
+  }
+}
+
+TEST_CASE("train: a diverging run stops at the first NaN, keeping every checkpoint finite",
+          "[translate][checkpoint][train]") {
+  TempDir work("diverge");
+  const std::string data = work / "pairs.tsv";
+  write_tiny_pairs(data);
+  TrainOptions options = tiny_training(data, work / "run", 3, 0.1);
+  options.lr_factor = 1e10;  // a peak rate of ~1e8: the weights overflow within a few steps
+  std::string message;
+  try {
+    train(options);
+  } catch (const std::runtime_error& error) {
+    message = error.what();
+  }
+  INFO(message);
+  REQUIRE_THAT(message, Contains("train: step ") && Contains("training stopped") &&
+                            Contains("the last good checkpoint is " + work / "run/step-"));
+  // Every checkpoint left is finite, loads, and is older than the step that failed.
+  const int64_t failed = std::stoll(message.substr(message.find("step ") + 5));
+  const std::string last =
+      message.substr(message.find(work / "run/step-"), (work / "run/").size() + 13);
+  CHECK(resolve_checkpoint(work / "run") == last);
+  for (const auto& name : entries(work.path / "run")) {
+    if (name.rfind("step-", 0) != 0) continue;
+    INFO(name);
+    const CheckpointData checkpoint = load_checkpoint(work / ("run/" + name));
+    CHECK(checkpoint.trainer.at("step").get<int64_t>() < failed);
+    CHECK(first_non_finite(checkpoint.model).empty());
+  }
 }

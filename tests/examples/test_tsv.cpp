@@ -97,6 +97,10 @@ TEST_CASE("read_pairs reads a file and names a missing one", "[translate][tsv]")
   std::filesystem::remove(path);
   CHECK_THROWS_WITH(read_pairs(path.string()),
                     Contains("cannot open") && Contains("atencion_test_tsv.tsv"));
+  // A directory opens as a stream on Linux and reads as nothing: say what it is instead.
+  const std::string directory = std::filesystem::temp_directory_path().string();
+  CHECK_THROWS_WITH(read_pairs(directory),
+                    Contains("read_pairs: '" + directory + "' is a directory, not a pairs file"));
 }
 
 TEST_CASE("the shipped data reads whole: 117,451 pairs, as its README says",

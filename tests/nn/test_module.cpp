@@ -58,6 +58,29 @@ TEST_CASE("Module: dotted names in registration order, counts", "[module]") {
   CHECK(named[1].second.node() == model.first->weight.node());
 }
 
+TEST_CASE("Module: named_modules lists every submodule below, depth first", "[module]") {
+  class Outer : public Module {
+   public:
+    explicit Outer(Generator& generator) {
+      inner = register_module("inner", std::make_shared<TwoLayers>(generator));
+      head = register_module("head", std::make_shared<Linear>(2, 1, generator));
+    }
+    std::string type_name() const override { return "Outer()"; }
+    std::shared_ptr<TwoLayers> inner;
+    std::shared_ptr<Linear> head;
+  };
+  Generator generator(1);
+  Outer model(generator);
+  const auto modules = model.named_modules();
+  REQUIRE(modules.size() == 4);
+  CHECK(modules[0].first == "inner");
+  CHECK(modules[1].first == "inner.first");
+  CHECK(modules[2].first == "inner.second");
+  CHECK(modules[3].first == "head");
+  CHECK(modules[1].second == model.inner->first);
+  CHECK(modules[3].second == model.head);
+}
+
 TEST_CASE("Module: register_parameter refuses bad and duplicate names", "[module]") {
   class Bad : public Module {
    public:

@@ -1,0 +1,26 @@
+// examples/translate/cli_checks.h — refusing command-line misuse before any work is spent.
+// Lesson: docs/12-translation.md#the-program
+//
+// Ranges of single values are CLI11 validators in main.cpp; what needs more than one value
+// or a file lives here.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "train.h"
+
+namespace atencion::translate {
+
+constexpr int64_t kLargestBeam = 64;       // --beam: wider costs time and finds nothing better
+constexpr int64_t kMostThreads = 1024;     // --threads
+
+// `train --resume` continues the run as its checkpoint defines it: a flag in `given` (as
+// typed, "--d-model") that sets a model or run setting to another value than the checkpoint's
+// config.json is refused (std::runtime_error naming the flag, both values and the file).
+// Does nothing without --resume or when options.out_dir holds no checkpoint yet.
+void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
+                                           const std::vector<std::string>& given);
+
+}  // namespace atencion::translate
