@@ -58,9 +58,10 @@ void narrate_wide_self_attention(nn::WideSelfAttention& attention, const Variabl
 }
 
 void print_diagonal(const Tensor& weights, const Tokens& tokens) {
-  std::printf("  each token's weight on itself (the diagonal):\n ");
+  std::printf("  each token's weight on itself (the diagonal):");
   for (int64_t i = 0; i < weights.size(0); ++i) {
-    std::printf(" %s %.1f%%", tokens[i].c_str(), 100 * weights.at({i, i}));
+    if (i % 6 == 0) std::printf("\n   ");
+    std::printf(" %8s %5.1f%%", tokens[i].c_str(), 100 * weights.at({i, i}));
   }
   std::printf("\n");
 }
