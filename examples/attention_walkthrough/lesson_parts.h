@@ -15,7 +15,8 @@ void print_diagonal(const atencion::Tensor& weights, const Tokens& tokens);
 
 // Notebook 004's SelfAttentionWithTricks one line at a time, then the module: the two must be
 // identical (docs/09-wide-attention.md).
-void narrate_wide_self_attention(atencion::nn::WideSelfAttention& attention, const atencion::Variable& x);
+void narrate_wide_self_attention(atencion::nn::WideSelfAttention& attention,
+                                 const atencion::Variable& x);
 
 // Notebook 002's strided split next to our block split_heads on a small numbered input
 // (docs/06-multi-head-attention.md#split-and-concat).

@@ -47,8 +47,9 @@ std::string number(double value, const char* format) {
 }  // namespace
 
 void show_why_the_scale_matters(Generator& generator, int64_t tokens) {
-  std::printf("  queries and keys with N(0, 1) entries, %d tokens; L = Σ weights ⊙ G, G ~ N(0, 1)\n",
-              int(tokens));
+  std::printf(
+      "  queries and keys with N(0, 1) entries, %d tokens; L = Σ weights ⊙ G, G ~ N(0, 1)\n",
+      int(tokens));
   std::printf("  %6s %14s | %22s | %22s\n", "", "", "scores / √d_k", "scores, not scaled");
   std::printf("  %6s %14s | %10s %11s | %10s %11s\n", "d_k", "scores", "max weight", "|dL/dS|",
               "max weight", "|dL/dS|");
@@ -68,17 +69,19 @@ void show_why_the_scale_matters(Generator& generator, int64_t tokens) {
 void show_softmax_overflow(const Variable& x, const Tokens& tokens, int64_t row) {
   NoGradGuard no_grad;
   // One row of x xᵀ, not scaled: |x_i|² on the diagonal is in the thousands.
-  const Tensor scores = matmul(x.value(), x.value(), Trans::No, Trans::Yes).select(0, 0).select(0, row);
-  const Tensor exponentials = exp(scores);                // naive: exp(1500) = inf in float32
+  const Tensor scores =
+      matmul(x.value(), x.value(), Trans::No, Trans::Yes).select(0, 0).select(0, row);
+  const Tensor exponentials = exp(scores);                    // naive: exp(1500) = inf in float32
   const Tensor naive = div(exponentials, sum(exponentials));  // inf / inf = NaN, x / inf = 0
-  const Tensor with_max_trick = softmax(scores, -1);     // exp(x - max): the largest term is 1
+  const Tensor with_max_trick = softmax(scores, -1);          // exp(x - max): the largest term is 1
   std::printf("  row \"%s\" of x xᵀ %s (%s), no scale:\n", tokens[row].c_str(),
               shape_to_string(scores.shape()).c_str(), dtype_name(scores.dtype()));
   std::printf("  %10s %10s %12s %12s %12s\n", "key", "score", "exp(score)", "naive", "max trick");
   for (int64_t c = 0; c < scores.size(0); ++c) {
     std::printf("  %10s %10s %12s %12s %11.1f%%\n", tokens[c].c_str(),
-                number(scores.at({c}), "%.0f").c_str(), number(exponentials.at({c}), "%.3g").c_str(),
-                number(naive.at({c}), "%.4f").c_str(), 100 * with_max_trick.at({c}));
+                number(scores.at({c}), "%.0f").c_str(),
+                number(exponentials.at({c}), "%.3g").c_str(), number(naive.at({c}), "%.4f").c_str(),
+                100 * with_max_trick.at({c}));
   }
 }
 

@@ -19,7 +19,8 @@ std::string dims(int64_t rows, int64_t columns);
 std::string pad(const std::string& text, std::size_t width);
 
 // "  name            [1, 8, 12, 96]   note" and the top-left corner of the last two dims.
-void print_step(const std::string& name, const atencion::Tensor& value, const std::string& note = "");
+void print_step(const std::string& name, const atencion::Tensor& value,
+                const std::string& note = "");
 
 // A [m_q, m_k] weight matrix as a table of percentages with the tokens as labels.
 void print_weights(const atencion::Tensor& weights, const Tokens& rows, const Tokens& columns);

@@ -22,7 +22,10 @@ awk '
   FNR == 1 { marked = 0; inside = 0 }
   /<!-- output of attention_walkthrough -->/ { marked = 1; start = FNR; next }
   marked && !inside && /^```/ { inside = 1; lines = 0; next }
-  marked && !inside { printf "%s:%d: the marker is not followed by a fenced block\n", FILENAME, start; bad++; marked = 0; next }
+  marked && !inside {
+    printf "%s:%d: the marker is not followed by a fenced block\n", FILENAME, start
+    bad++; marked = 0; next
+  }
   inside && /^```/ {
     inside = 0; marked = 0; blocks++
     found = 0
@@ -32,7 +35,8 @@ awk '
       if (ok) found = 1
     }
     if (!found) {
-      printf "%s:%d: this block is not in the walk-through output (%d lines):\n", FILENAME, start, lines
+      printf "%s:%d: this block is not in the walk-through output (%d lines):\n",
+             FILENAME, start, lines
       for (j = 1; j <= lines; j++) {
         seen = 0; for (i = 1; i <= n; i++) if (out[i] == block[j]) seen = 1
         printf "  %s %s\n", seen ? "   " : "-> ", block[j]
@@ -44,7 +48,11 @@ awk '
   inside { block[++lines] = trim($0) }
   END {
     if (blocks == 0) { print "no lesson quotes the walk-through: the markers are gone"; exit 1 }
-    if (bad) { printf "%d of %d quoted blocks differ from the output (lines marked -> are not in it)\n", bad, blocks; exit 1 }
+    if (bad) {
+      printf "%d of %d quoted blocks differ from the output (lines marked -> are not in it)\n",
+             bad, blocks
+      exit 1
+    }
     printf "all %d quoted blocks are in the walk-through output\n", blocks
   }
 ' "$work_dir/output.txt" "$docs_dir"/*.md

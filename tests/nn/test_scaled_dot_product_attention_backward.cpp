@@ -3,7 +3,6 @@
 // docs/05-scaled-dot-product-attention.md#the-backward-pass-of-attention and compared with the
 // gradients the autograd finds through ScaledDotProductAttention::forward.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "autograd/ops.h"
@@ -31,14 +30,14 @@ AttentionGradients attention_backward_by_hand(const Tensor& query, const Tensor&
   Tensor scores = div(matmul(query, key, Trans::No, Trans::Yes), scale);
   if (mask.defined())
     scores = masked_fill(scores, logical_not(mask), -std::numeric_limits<double>::infinity());
-  const Tensor weights = softmax(scores, -1);                                 // P
+  const Tensor weights = softmax(scores, -1);  // P
   AttentionGradients grad;
-  grad.value = matmul(weights, output_grad, Trans::Yes, Trans::No);           // dV = Pᵀ dO
+  grad.value = matmul(weights, output_grad, Trans::Yes, Trans::No);               // dV = Pᵀ dO
   const Tensor weights_grad = matmul(output_grad, value, Trans::No, Trans::Yes);  // dP = dO Vᵀ
-  const Tensor row_dot = sum(mul(weights_grad, weights), {-1}, true);         // rowsum(dP ⊙ P)
-  grad.scores = mul(weights, sub(weights_grad, row_dot));                     // dS
-  grad.query = div(matmul(grad.scores, key), scale);                          // dQ = dS K / √d_k
-  grad.key = div(matmul(grad.scores, query, Trans::Yes, Trans::No), scale);   // dK = dSᵀ Q / √d_k
+  const Tensor row_dot = sum(mul(weights_grad, weights), {-1}, true);        // rowsum(dP ⊙ P)
+  grad.scores = mul(weights, sub(weights_grad, row_dot));                    // dS
+  grad.query = div(matmul(grad.scores, key), scale);                         // dQ = dS K / √d_k
+  grad.key = div(matmul(grad.scores, query, Trans::Yes, Trans::No), scale);  // dK = dSᵀ Q / √d_k
   return grad;
 }
 
@@ -115,7 +114,8 @@ TEST_CASE("attention backward: a key hidden from every query gets no gradient at
   Variable key(randn({1, 5, 4}, generator, DType::Float64), true);
   Variable value(randn({1, 5, 6}, generator, DType::Float64), true);
   ScaledDotProductAttention attention;
-  sum(attention(query, key, value, padding_mask({3}, 5).reshape({1, 1, 5}))).backward();  // keys 3 and 4 hidden
+  sum(attention(query, key, value, padding_mask({3}, 5).reshape({1, 1, 5})))
+      .backward();  // keys 3 and 4 hidden
   for (int64_t j = 3; j < 5; ++j) {
     for (int64_t f = 0; f < 4; ++f) CHECK(key.grad().at({0, j, f}) == 0.0);
     for (int64_t f = 0; f < 6; ++f) CHECK(value.grad().at({0, j, f}) == 0.0);
