@@ -16,7 +16,10 @@ namespace {
 // The features of x[.., token, ..] along the last dim, as integers.
 std::string row_of(const Tensor& row) {
   std::string text;
-  for (int64_t i = 0; i < row.size(0); ++i) text += " " + std::to_string(int(row.at({i})));
+  for (int64_t i = 0; i < row.size(0); ++i) {
+    text += ' ';
+    text += std::to_string(static_cast<int>(row.at({i})));
+  }
   return text;
 }
 
