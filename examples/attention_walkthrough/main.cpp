@@ -193,7 +193,7 @@ void run(const std::filesystem::path& out) {
   print_diagonal(plain.attention_weights().select(0, 0), sentence);
 
   MultiHeadAttention encoder_attention(kDModel, kHeads, generator);
-  std::printf("  %s\n", encoder_attention.type_name().c_str());
+  std::printf("%s", encoder_attention.summary().c_str());  // docs/03-linear.md#modules
   AttentionSteps encoder = narrate_multi_head_attention(encoder_attention, x, x, x, Tensor());
   std::printf("  output shape %s, as torch.Size([1, 12, 768]) in notebook 003\n",
               shape_to_string(encoder.output.shape()).c_str());
