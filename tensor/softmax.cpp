@@ -1,6 +1,7 @@
 // tensor/softmax.cpp — softmax and log_softmax along one dim, computed stably.
 // Lesson: docs/01-tensor.md#softmax
-// Why: notebook 004 (/work/shared/seeds/004_4011aa341ba97f65.txt) on softmax overflowing.
+// Why: notebook 004, "Self-Attention doesn't work (by itself)", on softmax overflowing
+// (docs/notebooks.md#notebook-004).
 //
 //   softmax(x)_i     = exp(x_i - max) / sum_j exp(x_j - max)
 //   log_softmax(x)_i = x_i - max - log(sum_j exp(x_j - max))

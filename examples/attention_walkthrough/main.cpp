@@ -1,5 +1,6 @@
 // examples/attention_walkthrough/main.cpp — the notebooks' attention lessons, run step by step.
-// Lessons: docs/05-scaled-dot-product-attention.md … docs/09-wide-attention.md
+// Lessons: docs/03-linear.md … docs/09-wide-attention.md (docs/08 and others quote its output;
+// tests/examples/lesson_figures.sh checks that they quote it as it is)
 //
 //   attention_walkthrough [--out DIR]      (default ./walkthrough)
 //
@@ -8,7 +9,10 @@
 // 2. Decoder masked self-attention (notebook 000): "<s> What is your name" with the causal mask.
 // 3. Encoder-decoder attention (notebook 001): queries from "<s> What is your name" (m_D = 5),
 //    keys and values from "¿ Cuál es tu nombre ?" (m_E = 6).
-// 4. Notebook 004's wide heads on the sentence of part 1.
+// 4. Notebook 004's wide heads on the sentence of part 1, one line of its forward at a time.
+// 5. Notebook 002's strided split next to our block split_heads.
+// 6. Softmax with and without 1/√d_k: the largest weight and the gradient's norm.
+// 7. A row of x xᵀ through a naive softmax (inf, NaN) and through ours (the max trick).
 // Each step prints its name, shape and the top-left corner of its values; every attention
 // matrix is written as an SVG heat map with the tokens on both axes.
 //
@@ -29,6 +33,7 @@
 #include "autograd/ops.h"
 #include "explorer_page.h"
 #include "heatmap_svg.h"
+#include "lesson_parts.h"
 #include "nn/embedding.h"
 #include "nn/heads.h"
 #include "nn/masks.h"
@@ -42,51 +47,10 @@ namespace {
 
 using namespace atencion;
 using namespace atencion::nn;
-using walkthrough::HeatMap;
-using walkthrough::write_explorer_page;
-using walkthrough::write_heatmaps_svg;
-using Tokens = std::vector<std::string>;
+using namespace walkthrough;
 
 constexpr int64_t kDModel = 768;  // BERT-base's embedding size (notebook 003)
 constexpr int64_t kHeads = 8;
-
-std::string dims(int64_t rows, int64_t columns) {
-  return "(" + std::to_string(rows) + " × " + std::to_string(columns) + ")";
-}
-
-// `text` padded with spaces to `width` characters (UTF-8: ᵀ and √ are one character each).
-std::string pad(const std::string& text, std::size_t width) {
-  std::size_t characters = 0;
-  for (unsigned char c : text) characters += (c & 0xC0) != 0x80;
-  return text + std::string(width > characters ? width - characters : 0, ' ');
-}
-
-// "  name            [1, 8, 12, 96]   note" and the top-left corner of the last two dims.
-void print_step(const std::string& name, const Tensor& value, const std::string& note = "") {
-  std::printf("  %s %s %s\n", pad(name, 34).c_str(),
-              pad(shape_to_string(value.shape()), 16).c_str(), note.c_str());
-  Tensor matrix = value;
-  while (matrix.dim() > 2) matrix = matrix.select(0, 0);
-  const int64_t rows = std::min<int64_t>(matrix.size(0), 2),
-                columns = std::min<int64_t>(matrix.size(1), 6);
-  for (int64_t r = 0; r < rows; ++r) {
-    std::printf("  %36s", r == 0 ? "corner:" : "");
-    for (int64_t c = 0; c < columns; ++c) std::printf(" %9.4f", matrix.at({r, c}));
-    std::printf("%s\n", matrix.size(1) > columns ? "  …" : "");
-  }
-}
-
-// A [m_q, m_k] weight matrix as a table of percentages with the tokens as labels.
-void print_weights(const Tensor& weights, const Tokens& rows, const Tokens& columns) {
-  std::printf("  %10s", "");
-  for (const auto& token : columns) std::printf(" %8s", token.c_str());
-  std::printf("\n");
-  for (int64_t r = 0; r < weights.size(0); ++r) {
-    std::printf("  %10s", rows[r].c_str());
-    for (int64_t c = 0; c < weights.size(1); ++c) std::printf(" %7.1f%%", 100 * weights.at({r, c}));
-    std::printf("\n");
-  }
-}
 
 // A Bool [n, n] mask as 1 (may attend) and 0.
 void print_mask(const Tensor& mask, const Tokens& tokens) {
@@ -112,7 +76,7 @@ AttentionSteps narrate_multi_head_attention(MultiHeadAttention& attention, const
                                             const Variable& key, const Variable& value,
                                             const Tensor& mask) {
   NoGradGuard no_grad;
-  const int64_t m_q = query.size(1), m_k = key.size(1), head_dim = attention.head_dim();
+  const int64_t m_q = query.size(1), m_k = key.size(1);
   const std::string heads = std::to_string(attention.heads());
 
   Variable projected_query = (*attention.q_proj)(query);
@@ -123,6 +87,7 @@ AttentionSteps narrate_multi_head_attention(MultiHeadAttention& attention, const
   print_step("Linear v_proj: value W_Vᵀ + b_V", projected_value.value());
 
   const Tensor query_heads = split_heads(projected_query, attention.heads()).value();
+  const int64_t head_dim = query_heads.size(-1);  // read from the tensor: d_model / heads
   print_step("split_heads(Q)", query_heads, heads + " heads of " + std::to_string(head_dim));
   const Tensor key_heads = split_heads(projected_key, attention.heads()).value();
   print_step("split_heads(K)", key_heads);
@@ -152,9 +117,10 @@ AttentionSteps narrate_multi_head_attention(MultiHeadAttention& attention, const
 
   const Tensor from_module = attention(query, key, value, mask).value();
   const double difference = max(abs(sub(from_module, output))).item();
-  std::printf("  MultiHeadAttention::forward gives the same output (max |difference| %.1e)\n",
+  // The same ops on the same values in the same order: equal bit for bit, not just close.
+  std::printf("  MultiHeadAttention::forward gives the identical output (max |difference| %g)\n",
               difference);
-  if (!(difference < 1e-4)) throw std::runtime_error("the narrated steps and the module differ");
+  if (difference != 0) throw std::runtime_error("the narrated steps and the module differ");
   return {masked.select(0, 0), weights.select(0, 0), output};
 }
 
@@ -194,8 +160,6 @@ Variable embed_by_meaning(const Tokens& tokens, const std::map<std::string, int6
   return Variable(cat(rows, 0).unsqueeze(0));  // [1, tokens, d_model]
 }
 
-void heading(const std::string& title) { std::printf("\n== %s ==\n", title.c_str()); }
-
 void run(const std::filesystem::path& out) {
   std::filesystem::create_directories(out);
   auto written = [&](const std::string& file) {
@@ -226,9 +190,10 @@ void run(const std::filesystem::path& out) {
       written("self_attention_without_projections.svg"),
       "softmax(x xᵀ / √768): no projections, every token looks at itself",
       {{"no Linear layers", plain.attention_weights().select(0, 0), sentence, sentence}}, 1, true);
+  print_diagonal(plain.attention_weights().select(0, 0), sentence);
 
   MultiHeadAttention encoder_attention(kDModel, kHeads, generator);
-  std::printf("  %s\n", encoder_attention.type_name().c_str());
+  std::printf("%s", encoder_attention.summary().c_str());  // docs/03-linear.md#modules
   AttentionSteps encoder = narrate_multi_head_attention(encoder_attention, x, x, x, Tensor());
   std::printf("  output shape %s, as torch.Size([1, 12, 768]) in notebook 003\n",
               shape_to_string(encoder.output.shape()).c_str());
@@ -279,10 +244,11 @@ void run(const std::filesystem::path& out) {
   // The notebook's scaled dot-product attention straight on the embeddings, n = 768.
   ScaledDotProductAttention cross_plain;
   const Tensor cross_output = cross_plain(decoder_x, encoder_x, encoder_x).value();
-  std::printf("  MatMul X_D X_Eᵀ: %s·%s = %s\n", dims(m_D, kDModel).c_str(),
-              dims(kDModel, m_E).c_str(), dims(m_D, m_E).c_str());
+  const int64_t n = decoder_x.size(2);  // the embedding width, notebook 001's n
+  std::printf("  MatMul X_D X_Eᵀ: %s·%s = %s\n", dims(m_D, n).c_str(), dims(n, m_E).c_str(),
+              dims(m_D, m_E).c_str());
   std::printf("  MatMul weights · V: %s·%s = %s\n", dims(m_D, m_E).c_str(),
-              dims(m_E, kDModel).c_str(), dims(m_D, kDModel).c_str());
+              dims(m_E, encoder_x.size(2)).c_str(), dims(m_D, cross_output.size(2)).c_str());
   print_step("output", cross_output);
   std::printf("  attention percentages (rows: English queries, columns: Spanish keys)\n");
   const Tensor cross_weights = cross_plain.attention_weights().select(0, 0);
@@ -303,13 +269,7 @@ void run(const std::filesystem::path& out) {
   WideSelfAttention wide(kDModel, kHeads, generator);
   std::printf("  %s, %lld parameters\n", wide.type_name().c_str(),
               static_cast<long long>(wide.parameter_count()));
-  {
-    NoGradGuard no_grad;
-    const Variable queries = split_heads((*wide.toqueries)(x), kHeads);
-    print_step("toqueries + split: every head sees all k", queries.value());
-    const Tensor output = wide(x).value();
-    print_step("unifyheads(Concat)", output);
-  }
+  narrate_wide_self_attention(wide, x);
   write_heatmaps_svg(written("wide_self_attention.svg"),
                      "Wide self-attention (notebook 004), 8 heads of 768 dims each",
                      per_head_maps(wide.attention_weights().select(0, 0), sentence, sentence), 4,
@@ -324,6 +284,17 @@ void run(const std::filesystem::path& out) {
                        {"2 and 3. <s> What is your name / ¿ Cuál es tu nombre ?",
                         {{"decoder masked self-attention", 0, decoder.weights, english, english},
                          {"encoder-decoder attention", 0, cross.weights, english, spanish}}}});
+
+  // ---- 5. block versus strided heads (notebook 002) -----------------------------------------
+  heading("5. Splitting into heads: block versus strided (notebook 002, "
+          "docs/06-multi-head-attention.md)");
+  show_block_and_strided_split();
+
+  // ---- 6. why scale, why the max trick (notebook 004) ---------------------------------------
+  heading("6. Why the scale matters (notebook 004, docs/05-scaled-dot-product-attention.md)");
+  show_why_the_scale_matters(generator, tokens);
+  heading("7. Softmax overflow and the max trick (notebook 004, docs/04-softmax.md)");
+  show_softmax_overflow(x, sentence, 4);
 }
 
 }  // namespace

@@ -43,6 +43,7 @@ std::string anchor_of(const std::string& heading) {
 
 std::set<std::string> anchors_of(const fs::path& lesson) {
   std::set<std::string> anchors;
+  std::map<std::string, int> seen;
   std::istringstream lines(read_text(lesson));
   bool in_code = false;
   for (std::string line; std::getline(lines, line);) {
@@ -50,7 +51,10 @@ std::set<std::string> anchors_of(const fs::path& lesson) {
     if (in_code || line.empty() || line[0] != '#') continue;
     const size_t text = line.find_first_not_of('#');
     if (text == std::string::npos || line[text] != ' ') continue;
-    anchors.insert(anchor_of(line.substr(text + 1)));
+    // A repeated heading gets "-1", "-2", … as GitHub numbers them.
+    const std::string anchor = anchor_of(line.substr(text + 1));
+    const int repeats = seen[anchor]++;
+    anchors.insert(repeats == 0 ? anchor : anchor + "-" + std::to_string(repeats));
   }
   return anchors;
 }
@@ -79,6 +83,37 @@ TEST_CASE("lesson links: every cited docs/ lesson and section exists", "[docs]")
     }
   }
   CHECK(citations > 100);  // the scan really read the tree
+}
+
+TEST_CASE("lesson links: every Markdown link between lessons leads somewhere", "[docs]") {
+  // [text](03-linear.md#modules), [text](#section), ![figure](images/x.svg): the file exists
+  // next to the lesson and the anchor is a heading of it. Web links are not followed.
+  const std::regex link(R"(\]\(([^)\s#]*)(#[^)\s]+)?\))");
+  std::map<std::string, std::set<std::string>> anchors;
+  int links = 0;
+  for (const auto& entry : fs::directory_iterator(source_dir / "docs")) {
+    if (entry.path().extension() != ".md") continue;
+    std::istringstream lines(read_text(entry.path()));
+    bool in_code = false;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("```", 0) == 0) in_code = !in_code;
+      if (in_code) continue;
+      for (std::sregex_iterator it(line.begin(), line.end(), link), end; it != end; ++it) {
+        const std::string target = (*it)[1].str();
+        if (target.rfind("http", 0) == 0) continue;
+        const fs::path file = target.empty() ? entry.path() : entry.path().parent_path() / target;
+        INFO(entry.path().filename().string() << " links to " << it->str());
+        REQUIRE(fs::exists(file));
+        if ((*it)[2].matched) {
+          const std::string key = file.lexically_normal().string();
+          if (!anchors.count(key)) anchors[key] = anchors_of(file);
+          CHECK(anchors[key].count((*it)[2].str().substr(1)) == 1);
+        }
+        ++links;
+      }
+    }
+  }
+  CHECK(links > 50);  // the lessons do link to each other
 }
 
 TEST_CASE("lesson links: anchors follow GitHub's rule", "[docs]") {
