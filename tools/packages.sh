@@ -29,8 +29,10 @@ ensure_packages() {
     "${missing[@]}"
 }
 
-# What building the library and the programs needs (OpenMP comes with g++).
-ATENCION_BUILD_PACKAGES=(g++ cmake make pkg-config nlohmann-json3-dev libsentencepiece-dev libcli11-dev)
+# What building the library and the programs needs (OpenMP comes with g++; Open MPI for
+# data-parallel training, nn/distributed.h).
+ATENCION_BUILD_PACKAGES=(g++ cmake make pkg-config nlohmann-json3-dev libsentencepiece-dev libcli11-dev
+  libopenmpi-dev openmpi-bin)
 # What the tests and benchmarks add (chromium and python3: the attention explorer's test
 # renders its page in headless Chromium and checks the DOM, tests/examples/explorer_in_chromium.sh).
 ATENCION_TEST_PACKAGES=(catch2 libbenchmark-dev chromium python3)

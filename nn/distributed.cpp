@@ -1,0 +1,392 @@
+// nn/distributed.cpp — Lesson: docs/13-data-parallel.md
+//
+// Two parts: a handful of calls into MPI (the only lines that name it, and the only ones that
+// change in a build without MPI), and, on top of them, what data-parallel training does with
+// those calls: broadcast, buckets, the token-weighted average.
+#include "nn/distributed.h"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+
+#if ATENCION_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace atencion::nn::distributed {
+namespace {
+
+int g_rank = 0;
+int g_size = 1;
+bool g_initialised = false;  // by init(): MPI_Init was called (and finalize() has not run)
+double g_communication_seconds = 0;
+
+// A launcher leaves its mark in each process's environment: Open MPI's mpirun sets
+// OMPI_COMM_WORLD_SIZE, MPICH's hydra and Slurm's PMI set PMI_SIZE, PMIx (Slurm's
+// srun --mpi=pmix, Open MPI 4) sets PMIX_RANK.
+bool started_by_a_launcher() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
+enum class Element { Float32, Float64, Int64, UInt64 };
+enum class Reduction { Sum, Min, Max };
+
+// ---- the MPI calls ---------------------------------------------------------------------------
+#if ATENCION_HAVE_MPI
+MPI_Datatype mpi_type(Element element) {
+  switch (element) {
+    case Element::Float32: return MPI_FLOAT;
+    case Element::Float64: return MPI_DOUBLE;
+    case Element::Int64: return MPI_INT64_T;
+    case Element::UInt64: return MPI_UINT64_T;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+MPI_Op mpi_op(Reduction reduction) {
+  switch (reduction) {
+    case Reduction::Sum: return MPI_SUM;
+    case Reduction::Min: return MPI_MIN;
+    case Reduction::Max: return MPI_MAX;
+  }
+  return MPI_OP_NULL;
+}
+
+void check(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw std::runtime_error(std::string("distributed: ") + call + " failed: " +
+                           std::string(text, static_cast<size_t>(length)));
+}
+
+void start_mpi() {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) {
+    int provided = 0;
+    check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  }
+  // Errors come back as codes (and become exceptions) instead of ending the job silently.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+}
+
+void stop_mpi() {
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (!finalised) MPI_Finalize();
+}
+
+[[noreturn]] void abort_mpi(int exit_code) {
+  MPI_Abort(MPI_COMM_WORLD, exit_code);
+  std::_Exit(exit_code);  // MPI_Abort does not return; this is for the compiler
+}
+
+// In place: every rank ends with the reduction of every rank's `data`.
+void all_reduce(void* data, int64_t count, Element element, Reduction reduction) {
+  if (count > INT_MAX) throw std::invalid_argument("distributed: all_reduce of > 2^31 numbers");
+  check(MPI_Allreduce(MPI_IN_PLACE, data, static_cast<int>(count), mpi_type(element),
+                      mpi_op(reduction), MPI_COMM_WORLD),
+        "MPI_Allreduce");
+}
+
+void broadcast_from_rank0(void* data, int64_t bytes) {
+  if (bytes > INT_MAX) throw std::invalid_argument("distributed: broadcast of > 2 GiB");
+  check(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+}
+#else
+void start_mpi() {
+  throw std::runtime_error(
+      "distributed: started by an MPI launcher, but atencion was built without MPI "
+      "(install libopenmpi-dev and run CMake again)");
+}
+void stop_mpi() {}
+[[noreturn]] void abort_mpi(int exit_code) { std::exit(exit_code); }
+// Never reached: with one process the functions below return before communicating.
+void all_reduce(void*, int64_t, Element, Reduction) {}
+void broadcast_from_rank0(void*, int64_t) {}
+#endif
+
+// ---- data-parallel training on top of them ---------------------------------------------------
+
+template <typename Value>
+void all_reduce_values(std::vector<Value>& values, Element element, Reduction reduction) {
+  all_reduce(values.data(), static_cast<int64_t>(values.size()), element, reduction);
+}
+
+// Parameters of one dtype, packed one after another into a flat buffer of at most about
+// `bucket_bytes` (a parameter bigger than that gets a bucket of its own).
+struct Bucket {
+  DType dtype;
+  std::vector<size_t> parameters;  // indices into the parameter list
+  int64_t numel = 0;
+};
+
+std::vector<Bucket> plan_buckets(const std::vector<Variable>& parameters,
+                                 const std::vector<bool>& included, size_t bucket_bytes) {
+  std::vector<Bucket> buckets;
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    const int64_t capacity =
+        std::max<int64_t>(1, static_cast<int64_t>(bucket_bytes / dtype_size(dtype)));
+    Bucket bucket{dtype, {}, 0};
+    for (size_t i = 0; i < parameters.size(); ++i) {
+      if (!included[i] || parameters[i].dtype() != dtype) continue;
+      const int64_t numel = parameters[i].value().numel();
+      if (bucket.numel > 0 && bucket.numel + numel > capacity) {
+        buckets.push_back(std::move(bucket));
+        bucket = Bucket{dtype, {}, 0};
+      }
+      bucket.parameters.push_back(i);
+      bucket.numel += numel;
+    }
+    if (bucket.numel > 0) buckets.push_back(std::move(bucket));
+  }
+  return buckets;
+}
+
+void check_floating(const std::vector<Variable>& parameters, const char* owner) {
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const DType dtype = parameters[i].dtype();
+    if (dtype != DType::Float32 && dtype != DType::Float64)
+      throw std::invalid_argument(std::string("distributed::") + owner + ": parameter " +
+                                  std::to_string(i) + " has dtype " + dtype_name(dtype) +
+                                  " (float32 or float64 expected)");
+  }
+}
+
+// The bucket's buffer: each parameter's gradient times `scale` (zeros where it has none).
+template <typename T>
+std::vector<T> pack_gradients(const std::vector<Variable>& parameters, const Bucket& bucket,
+                              double scale) {
+  std::vector<T> flat(static_cast<size_t>(bucket.numel), T(0));
+  T* out = flat.data();
+  for (size_t index : bucket.parameters) {
+    const Variable& parameter = parameters[index];
+    const int64_t numel = parameter.value().numel();
+    if (parameter.has_grad()) {
+      const Tensor grad = parameter.grad().contiguous();
+      if (grad.shape() != parameter.shape() || grad.dtype() != parameter.dtype())
+        throw std::invalid_argument("distributed::average_gradients: parameter " +
+                                    std::to_string(index) + " has a gradient of another shape "
+                                    "or dtype than itself");
+      const T* g = grad.data<T>();
+      const T factor = static_cast<T>(scale);
+      for (int64_t k = 0; k < numel; ++k) out[k] = g[k] * factor;
+    }
+    out += numel;
+  }
+  return flat;
+}
+
+// Each parameter's .grad becomes a fresh tensor holding its part of the reduced buffer (fresh:
+// a gradient may share storage with another, see nn/optim/clip_grad_norm.cpp).
+template <typename T>
+void unpack_gradients(const std::vector<Variable>& parameters, const Bucket& bucket,
+                      const std::vector<T>& flat) {
+  const T* in = flat.data();
+  for (size_t index : bucket.parameters) {
+    const Variable& parameter = parameters[index];
+    Tensor grad = Tensor::uninitialized(parameter.shape(), parameter.dtype());
+    const int64_t numel = grad.numel();
+    std::memcpy(grad.data<T>(), in, static_cast<size_t>(numel) * sizeof(T));
+    parameter.node()->grad = std::move(grad);
+    in += numel;
+  }
+}
+
+template <typename T>
+void reduce_bucket(const std::vector<Variable>& parameters, const Bucket& bucket, double scale) {
+  std::vector<T> flat = pack_gradients<T>(parameters, bucket, scale);
+  const auto start = std::chrono::steady_clock::now();
+  all_reduce_values(flat, std::is_same_v<T, float> ? Element::Float32 : Element::Float64,
+                    Reduction::Sum);
+  g_communication_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  unpack_gradients<T>(parameters, bucket, flat);
+}
+
+template <typename T>
+void copy_values(const std::vector<Variable>& parameters, const Bucket& bucket,
+                 std::vector<T>& flat, bool into_buffer) {
+  T* cursor = flat.data();
+  for (size_t index : bucket.parameters) {
+    Tensor& value = const_cast<Variable&>(parameters[index]).mutable_value();
+    if (!value.is_contiguous())
+      throw std::invalid_argument("distributed::broadcast_parameters: parameter " +
+                                  std::to_string(index) + " is not contiguous");
+    const size_t bytes = static_cast<size_t>(value.numel()) * sizeof(T);
+    if (into_buffer)
+      std::memcpy(cursor, value.data<T>(), bytes);
+    else
+      std::memcpy(value.data<T>(), cursor, bytes);
+    cursor += value.numel();
+  }
+}
+
+template <typename T>
+void broadcast_bucket(const std::vector<Variable>& parameters, const Bucket& bucket) {
+  std::vector<T> flat(static_cast<size_t>(bucket.numel));
+  if (g_rank == 0) copy_values(parameters, bucket, flat, true);
+  broadcast_from_rank0(flat.data(), static_cast<int64_t>(flat.size() * sizeof(T)));
+  if (g_rank != 0) copy_values(parameters, bucket, flat, false);
+}
+
+uint64_t fnv1a(const void* data, size_t bytes, uint64_t hash) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001b3ULL;
+  return hash;
+}
+constexpr uint64_t fnv_offset = 0xcbf29ce484222325ULL;
+
+}  // namespace
+
+void init() {
+  if (g_initialised || !started_by_a_launcher()) return;
+  start_mpi();
+  g_initialised = true;
+}
+
+void finalize() {
+  if (!g_initialised) return;
+  stop_mpi();
+  g_initialised = false;
+  g_rank = 0;
+  g_size = 1;
+}
+
+int rank() { return g_rank; }
+int size() { return g_size; }
+bool built_with_mpi() { return ATENCION_HAVE_MPI != 0; }
+
+void abort(const std::string& message, int exit_code) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "rank %d of %d: %s\n", g_rank, g_size, message.c_str());
+  std::fflush(stderr);
+  if (g_initialised) abort_mpi(exit_code);
+  std::exit(exit_code);
+}
+
+RowRange shard_rows(int64_t rows, int rank, int size) {
+  if (size < 1 || rank < 0 || rank >= size)
+    throw std::invalid_argument("distributed::shard_rows: rank " + std::to_string(rank) +
+                                " of " + std::to_string(size) + " processes");
+  if (rows < size)
+    throw std::invalid_argument("distributed::shard_rows: a global batch of " +
+                                std::to_string(rows) + " rows cannot be shared by " +
+                                std::to_string(size) + " processes (each needs at least one)");
+  // The first rows % size ranks take one row more.
+  const int64_t base = rows / size, extra = rows % size;
+  const int64_t begin = rank * base + std::min<int64_t>(rank, extra);
+  return {begin, begin + base + (rank < extra ? 1 : 0)};
+}
+
+void broadcast_parameters(const std::vector<Variable>& parameters) {
+  check_floating(parameters, "broadcast_parameters");
+  if (g_size == 1) return;
+  // Same list everywhere? Compare the count and a hash of the shapes and dtypes.
+  uint64_t layout = fnv1a("", 0, fnv_offset);
+  for (const Variable& parameter : parameters) {
+    const int64_t dtype = static_cast<int64_t>(parameter.dtype());
+    layout = fnv1a(&dtype, sizeof dtype, layout);
+    for (int64_t extent : parameter.shape()) layout = fnv1a(&extent, sizeof extent, layout);
+  }
+  std::vector<int64_t> counts{static_cast<int64_t>(parameters.size()),
+                              -static_cast<int64_t>(parameters.size())};
+  all_reduce_values(counts, Element::Int64, Reduction::Max);  // max and -min
+  if (counts[0] != -counts[1])
+    throw std::invalid_argument("distributed::broadcast_parameters: the ranks' models differ: "
+                                "between " + std::to_string(-counts[1]) + " and " +
+                                std::to_string(counts[0]) + " parameters");
+  if (!same_on_all_ranks(layout))
+    throw std::invalid_argument("distributed::broadcast_parameters: the ranks' models differ: "
+                                "same number of parameters, other shapes or dtypes");
+  const std::vector<bool> all(parameters.size(), true);
+  for (const Bucket& bucket : plan_buckets(parameters, all, default_bucket_bytes)) {
+    if (bucket.dtype == DType::Float32)
+      broadcast_bucket<float>(parameters, bucket);
+    else
+      broadcast_bucket<double>(parameters, bucket);
+  }
+}
+
+void broadcast_bytes(std::string& bytes) {
+  if (g_size == 1) return;
+  int64_t length = static_cast<int64_t>(bytes.size());
+  broadcast_from_rank0(&length, sizeof length);
+  bytes.resize(static_cast<size_t>(length));
+  broadcast_from_rank0(bytes.data(), length);
+}
+
+int64_t average_gradients(const std::vector<Variable>& parameters, int64_t local_count,
+                          size_t bucket_bytes) {
+  if (local_count < 0)
+    throw std::invalid_argument("distributed::average_gradients: local_count " +
+                                std::to_string(local_count) + " < 0");
+  check_floating(parameters, "average_gradients");
+  if (g_size == 1) return local_count;
+
+  // One small reduction first: n = Σ n_r, and how many ranks have a gradient for each parameter.
+  std::vector<int64_t> header(parameters.size() + 1);
+  header[0] = local_count;
+  for (size_t i = 0; i < parameters.size(); ++i) header[i + 1] = parameters[i].has_grad();
+  const auto start = std::chrono::steady_clock::now();
+  all_reduce_values(header, Element::Int64, Reduction::Sum);
+  g_communication_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int64_t total_count = header[0];
+  if (total_count <= 0)
+    throw std::invalid_argument("distributed::average_gradients: no rank has a target to count");
+  std::vector<bool> included(parameters.size());
+  for (size_t i = 0; i < parameters.size(); ++i) included[i] = header[i + 1] > 0;
+
+  // g = Σ_r (n_r / n) · g_r: each rank scales its own, the all-reduce sums.
+  const double scale = static_cast<double>(local_count) / static_cast<double>(total_count);
+  for (const Bucket& bucket : plan_buckets(parameters, included, bucket_bytes)) {
+    if (bucket.dtype == DType::Float32)
+      reduce_bucket<float>(parameters, bucket, scale);
+    else
+      reduce_bucket<double>(parameters, bucket, scale);
+  }
+  return total_count;
+}
+
+double all_reduce_sum(double value) {
+  if (g_size == 1) return value;
+  std::vector<double> values{value};
+  all_reduce_values(values, Element::Float64, Reduction::Sum);
+  return values[0];
+}
+
+uint64_t parameters_fingerprint(const std::vector<Variable>& parameters) {
+  uint64_t hash = fnv_offset;
+  for (const Variable& parameter : parameters) {
+    const Tensor value = parameter.value().contiguous();
+    const size_t element = dtype_size(value.dtype());
+    const auto* bytes = static_cast<const unsigned char*>(value.storage()->data());
+    hash = fnv1a(bytes + static_cast<size_t>(value.offset()) * element,
+                 static_cast<size_t>(value.numel()) * element, hash);
+  }
+  return hash;
+}
+
+bool same_on_all_ranks(uint64_t value) {
+  if (g_size == 1) return true;
+  // One reduction for both ends: min(v) = ~max(~v).
+  std::vector<uint64_t> highest{value, ~value};
+  all_reduce_values(highest, Element::UInt64, Reduction::Max);
+  return highest[0] == ~highest[1];
+}
+
+double communication_seconds() { return g_communication_seconds; }
+
+}  // namespace atencion::nn::distributed

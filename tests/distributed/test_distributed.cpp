@@ -1,0 +1,279 @@
+// tests/distributed/test_distributed.cpp — nn/distributed.cpp, run by CTest on its own (one
+// process) and under `mpiexec -n 2` and `-n 3` (tests/CMakeLists.txt). Every rank runs every
+// test case in the same order; what a check compares is the same on every rank (reduced or
+// computed alike everywhere), so a failure fails on all ranks instead of leaving one waiting.
+// Lesson: docs/13-data-parallel.md
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "nn/distributed.h"
+#include "nn/loss.h"
+#include "nn/masks.h"
+#include "nn/optim/adam.h"
+#include "nn/transformer.h"
+
+using namespace atencion;
+namespace distributed = atencion::nn::distributed;
+
+int main(int argc, char** argv) {
+  distributed::Session session;
+  return Catch::Session().run(argc, argv);
+}
+
+namespace {
+
+constexpr int64_t pad = 0;  // padding, and the targets the loss ignores
+
+// A global batch for a translation-shaped model: sources and targets of varied lengths padded
+// with `pad`, and some targets inside the sentences set to `pad` too (ignored by the loss), so
+// that each row holds a different number of counted tokens.
+struct GlobalBatch {
+  int64_t rows = 0, source_length = 0, target_length = 0;
+  std::vector<int64_t> source, target_input, target_output, source_lengths;
+};
+
+GlobalBatch make_global_batch(Generator& generator, int64_t rows, int64_t vocab) {
+  GlobalBatch batch{rows, 6, 5, {}, {}, {}, {}};
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t source_length = generator.randint(1, batch.source_length + 1);
+    const int64_t target_length = generator.randint(1, batch.target_length + 1);
+    batch.source_lengths.push_back(source_length);
+    for (int64_t s = 0; s < batch.source_length; ++s)
+      batch.source.push_back(s < source_length ? generator.randint(1, vocab) : pad);
+    for (int64_t t = 0; t < batch.target_length; ++t) {
+      const bool real = t < target_length;
+      batch.target_input.push_back(real ? generator.randint(1, vocab) : pad);
+      const bool ignored = generator.uniform() < 0.25;
+      batch.target_output.push_back(real && !ignored ? generator.randint(1, vocab) : pad);
+    }
+  }
+  return batch;
+}
+
+int64_t counted_tokens(const std::vector<int64_t>& targets) {
+  return static_cast<int64_t>(std::count_if(targets.begin(), targets.end(),
+                                            [](int64_t id) { return id != pad; }));
+}
+
+// Rows [begin, end) of the batch; returns the loss (a mean over its counted targets) and
+// leaves the count in *tokens.
+Variable shard_loss(nn::Transformer& model, const GlobalBatch& batch,
+                    distributed::RowRange rows, int64_t* tokens) {
+  auto take = [&](const std::vector<int64_t>& values, int64_t width) {
+    return std::vector<int64_t>(values.begin() + rows.begin * width,
+                                values.begin() + rows.end * width);
+  };
+  const int64_t b = rows.count(), s = batch.source_length, t = batch.target_length;
+  const std::vector<int64_t> target_output = take(batch.target_output, t);
+  *tokens = counted_tokens(target_output);
+  const Tensor source_mask = nn::padding_mask(
+      std::vector<int64_t>(batch.source_lengths.begin() + rows.begin,
+                           batch.source_lengths.begin() + rows.end),
+      s);
+  Variable logits = model.forward(Tensor::from_ids(take(batch.source, s), {b, s}),
+                                  Tensor::from_ids(take(batch.target_input, t), {b, t}),
+                                  source_mask, nn::causal_mask(t), source_mask);
+  nn::CrossEntropyOptions options;
+  options.ignore_index = pad;
+  options.label_smoothing = 0.1;
+  return nn::cross_entropy(logits, Tensor::from_ids(target_output, {b, t}), options);
+}
+
+std::unique_ptr<nn::Transformer> tiny_model() {
+  nn::TransformerConfig config;
+  config.src_vocab = config.tgt_vocab = 7;
+  config.d_model = 8;
+  config.heads = 2;
+  config.encoder_layers = config.decoder_layers = 1;
+  config.d_ff = 16;
+  config.dropout = 0;
+  config.max_len = 16;
+  config.padding_idx = pad;
+  Generator generator(5);
+  auto model = std::make_unique<nn::Transformer>(config, generator);
+  model->to(DType::Float64);
+  return model;
+}
+
+enum class Averaging { ByTokens, MeanOfMeans };
+
+// Adam steps on the global batches: with one process when `sharded` is false, else each rank
+// on its shard of every batch followed by average_gradients. Checks after every step that all
+// ranks hold the same bits. Returns the parameters.
+std::vector<Tensor> train(const std::vector<GlobalBatch>& batches, bool sharded,
+                          Averaging averaging) {
+  auto model = tiny_model();
+  if (sharded) distributed::broadcast_parameters(model->parameters());
+  nn::AdamOptions adam_options;
+  adam_options.lr = 0.01;
+  // Adam moves a weight by lr · m / (√v + ε). The key projection's bias has a gradient that is
+  // zero in exact arithmetic (softmax ignores a constant added to every score), so in either
+  // run it is rounding noise of ~1e-17, which ε = 1e-8 would turn into steps of ~1e-11 that
+  // differ between the runs (docs/13-data-parallel.md#determinism). ε = 1e-6 keeps them < 1e-13.
+  adam_options.eps = 1e-6;
+  nn::Adam optimizer(model->parameters(), adam_options);
+  for (const GlobalBatch& batch : batches) {
+    const distributed::RowRange rows =
+        sharded ? distributed::shard_rows(batch.rows, distributed::rank(), distributed::size())
+                : distributed::RowRange{0, batch.rows};
+    int64_t tokens = 0;
+    optimizer.zero_grad();
+    shard_loss(*model, batch, rows, &tokens).backward();
+    if (sharded)
+      distributed::average_gradients(optimizer.parameters(),
+                                     averaging == Averaging::ByTokens ? tokens : 1);
+    optimizer.step();
+    if (sharded)
+      REQUIRE(distributed::same_on_all_ranks(
+          distributed::parameters_fingerprint(optimizer.parameters())));
+  }
+  std::vector<Tensor> values;
+  for (const Variable& parameter : model->parameters()) values.push_back(parameter.value());
+  return values;
+}
+
+double max_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  REQUIRE(a.size() == b.size());
+  double largest = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const std::vector<double> x = a[i].to_vector(), y = b[i].to_vector();
+    for (size_t k = 0; k < x.size(); ++k) largest = std::max(largest, std::abs(x[k] - y[k]));
+  }
+  return largest;
+}
+
+}  // namespace
+
+TEST_CASE("distributed: shard_rows gives disjoint contiguous parts that cover the batch",
+          "[distributed]") {
+  for (int size = 1; size <= 4; ++size) {
+    for (int64_t rows = size; rows <= 11; ++rows) {
+      int64_t next = 0;
+      for (int rank = 0; rank < size; ++rank) {
+        const distributed::RowRange part = distributed::shard_rows(rows, rank, size);
+        REQUIRE(part.begin == next);
+        REQUIRE(part.count() >= rows / size);
+        REQUIRE(part.count() <= rows / size + 1);
+        next = part.end;
+      }
+      REQUIRE(next == rows);
+    }
+  }
+  CHECK(distributed::shard_rows(5, 0, 2).count() == 3);
+  CHECK(distributed::shard_rows(5, 1, 2).begin == 3);
+}
+
+TEST_CASE("distributed: a global batch smaller than the number of processes is refused",
+          "[distributed]") {
+  CHECK_THROWS_WITH(distributed::shard_rows(2, 0, 3),
+                    "distributed::shard_rows: a global batch of 2 rows cannot be shared by 3 "
+                    "processes (each needs at least one)");
+  CHECK_THROWS_WITH(distributed::shard_rows(4, 2, 2),
+                    Catch::Contains("rank 2 of 2 processes"));
+  Variable weight(Tensor::ones({2}), true);
+  CHECK_THROWS_WITH(distributed::average_gradients({weight}, -1),
+                    Catch::Contains("local_count -1 < 0"));
+  Variable ids(Tensor::from_ids({1, 2}, {2}));
+  CHECK_THROWS_WITH(distributed::broadcast_parameters({ids}),
+                    Catch::Contains("parameter 0 has dtype int64"));
+}
+
+TEST_CASE("distributed: N processes train as one process on the union of their batches",
+          "[distributed]") {
+  Generator generator(42);
+  std::vector<GlobalBatch> batches;
+  for (int step = 0; step < 4; ++step) batches.push_back(make_global_batch(generator, 7, 7));
+
+  const std::vector<Tensor> one_process = train(batches, false, Averaging::ByTokens);
+  const std::vector<Tensor> by_tokens = train(batches, true, Averaging::ByTokens);
+  INFO(distributed::size() << " processes: largest difference "
+       << max_difference(by_tokens, one_process));
+  // float64: only the order of the sums differs.
+  CHECK(max_difference(by_tokens, one_process) <= 1e-12);
+
+  if (distributed::size() > 1) {
+    // The ranks' shards count different numbers of tokens (checked here), so the plain mean
+    // of their mean gradients is another gradient, and the weights move elsewhere.
+    const distributed::RowRange rows =
+        distributed::shard_rows(batches[0].rows, distributed::rank(), distributed::size());
+    const int64_t tokens = counted_tokens(std::vector<int64_t>(
+        batches[0].target_output.begin() + rows.begin * batches[0].target_length,
+        batches[0].target_output.begin() + rows.end * batches[0].target_length));
+    REQUIRE_FALSE(distributed::same_on_all_ranks(static_cast<uint64_t>(tokens)));
+    const std::vector<Tensor> mean_of_means = train(batches, true, Averaging::MeanOfMeans);
+    CHECK(max_difference(mean_of_means, one_process) > 1e-6);
+  }
+}
+
+TEST_CASE("distributed: broadcast_parameters gives every process rank 0's weights",
+          "[distributed]") {
+  Generator generator(static_cast<uint64_t>(100 + distributed::rank()));
+  Variable weight(Tensor::from_vector(std::vector<double>{generator.normal(), generator.normal()}, {2},
+                                         DType::Float64), true);
+  Variable bias(Tensor::scalar(static_cast<float>(distributed::rank())), true);
+  const std::vector<Variable> parameters{weight, bias};
+  const bool differed =
+      !distributed::same_on_all_ranks(distributed::parameters_fingerprint(parameters));
+  CHECK(differed == (distributed::size() > 1));
+  distributed::broadcast_parameters(parameters);
+  CHECK(distributed::same_on_all_ranks(distributed::parameters_fingerprint(parameters)));
+  Generator rank0(100);
+  const double first = rank0.normal(), second = rank0.normal();
+  CHECK(weight.value().to_vector() == std::vector<double>{first, second});
+  CHECK(bias.item() == 0.0);
+
+  std::string bytes = distributed::rank() == 0 ? std::string("tok\0en", 6) : "other";
+  distributed::broadcast_bytes(bytes);
+  CHECK(bytes == std::string("tok\0en", 6));
+}
+
+TEST_CASE("distributed: broadcast_parameters refuses ranks whose models differ",
+          "[distributed]") {
+  if (distributed::size() == 1) return;  // one process cannot disagree with itself
+  std::vector<Variable> parameters{Variable(Tensor::ones({3}), true)};
+  if (distributed::rank() == 1) parameters.emplace_back(Tensor::ones({1}), true);
+  CHECK_THROWS_WITH(distributed::broadcast_parameters(parameters),
+                    "distributed::broadcast_parameters: the ranks' models differ: between 1 "
+                    "and 2 parameters");
+  const std::vector<Variable> other_shape{
+      Variable(Tensor::ones({distributed::rank() == 1 ? 4 : 3}), true)};
+  CHECK_THROWS_WITH(distributed::broadcast_parameters(other_shape),
+                    Catch::Contains("same number of parameters, other shapes or dtypes"));
+}
+
+TEST_CASE("distributed: a gradient missing on some processes counts as zeros there",
+          "[distributed]") {
+  // `used` has a gradient on rank 0 only; `unused` on none. Rank r counts r + 1 tokens.
+  Variable used(Tensor::from_vector(std::vector<double>{1, 2}, {2}, DType::Float64), true);
+  Variable unused(Tensor::from_vector(std::vector<double>{3}, {1}, DType::Float64), true);
+  Variable everywhere(Tensor::from_vector(std::vector<double>{0}, {1}, DType::Float64), true);
+  if (distributed::rank() == 0)
+    used.node()->grad = Tensor::from_vector(std::vector<double>{6, 12}, {2}, DType::Float64);
+  everywhere.node()->grad =
+      Tensor::from_vector(std::vector<double>{static_cast<double>(distributed::rank())}, {1}, DType::Float64);
+  const int64_t local = distributed::rank() + 1;
+  const int64_t size = distributed::size();
+  const int64_t total = distributed::average_gradients({used, unused, everywhere}, local);
+  REQUIRE(total == size * (size + 1) / 2);
+  // g = Σ_r (n_r / n) g_r: rank 0 alone holds `used`'s gradient, with weight 1 / n.
+  const double n = static_cast<double>(total);
+  REQUIRE(used.has_grad());
+  CHECK(used.grad().to_vector() == std::vector<double>{6 / n, 12 / n});
+  CHECK_FALSE(unused.has_grad());
+  double expected = 0;  // Σ_r (r + 1) / n · r
+  for (int64_t r = 0; r < size; ++r) expected += static_cast<double>((r + 1) * r) / n;
+  CHECK(everywhere.grad().item() == Approx(expected).epsilon(1e-15));
+}
+
+// Run only by name (CTest: "distributed: one process aborting ends the job"): rank 1 gives up
+// while rank 0 waits for it in a collective; the job must end, with rank 1's message.
+TEST_CASE("distributed: abort ends every process", "[.abort]") {
+  if (distributed::rank() == 1) distributed::abort("rank 1 gives up on purpose", 3);
+  distributed::all_reduce_sum(1.0);  // rank 0 waits here for rank 1, which never comes
+  FAIL("the collective returned although rank 1 aborted");
+}
