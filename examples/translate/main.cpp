@@ -12,6 +12,7 @@
 #include "CLI/CLI.hpp"
 #include "cli_checks.h"
 #include "commands.h"
+#include "nn/distributed.h"
 #include "tensor/threads.h"
 #include "train.h"
 
@@ -34,6 +35,8 @@ CLI::Validator at_least(long long lowest, bool strictly = false) {
 }
 
 int main(int argc, char** argv) {
+  // Under mpirun, this process is one of N (docs/13-data-parallel.md); otherwise rank 0 of 1.
+  nn::distributed::Session distributed_session;
   CLI::App app{"atencion-translate: a Spanish→English Transformer, trained on your CPU"};
   app.require_subcommand(1);
   app.fallthrough();  // --threads before or after the subcommand
@@ -53,6 +56,8 @@ int main(int argc, char** argv) {
   train_command->add_option("--minutes", train_options.minutes, "time budget in minutes (0: none)")->capture_default_str()
       ->check(at_least(0));
   train_command->add_option("--epochs", train_options.epochs, "epochs (0: until the time budget ends)")->capture_default_str()
+      ->check(at_least(0));
+  train_command->add_option("--steps", train_options.steps, "stop at this optimizer step, resumed steps included (0: no limit)")->capture_default_str()
       ->check(at_least(0));
   auto* resume_flag = train_command->add_flag(
       "--resume", train_options.resume, "continue from the run directory's latest checkpoint");
@@ -126,7 +131,15 @@ int main(int argc, char** argv) {
   show_command->add_option("sentences", show_options.sentences,
                            "Spanish sentences (the SVGs are of the first)")->required();
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int status = app.exit(error);  // prints the message (or --help)
+    // A process that stopped before the others would leave them waiting in a collective.
+    if (status != 0 && nn::distributed::size() > 1)
+      nn::distributed::abort("atencion-translate: bad command line", status);
+    return status;
+  }
   try {
     if (threads > 0) atencion::set_num_threads(threads);
     if (*train_command) {
@@ -159,6 +172,9 @@ int main(int argc, char** argv) {
       for (const auto& path : show(show_options)) std::cout << "wrote " << path << "\n";
     }
   } catch (const std::exception& error) {
+    // The other processes may be waiting for this one: end them all, with the message.
+    if (nn::distributed::size() > 1)
+      nn::distributed::abort(std::string("atencion-translate: ") + error.what());
     std::cerr << "atencion-translate: " << error.what() << "\n";
     return 1;
   }

@@ -7,7 +7,8 @@
 
 namespace atencion::translate {
 
-Progress::Progress(std::FILE* out) : out_(out), terminal_(::isatty(::fileno(out)) != 0) {}
+Progress::Progress(std::FILE* out, bool log_lines)
+    : out_(out), terminal_(out != nullptr && !log_lines && ::isatty(::fileno(out)) != 0) {}
 
 std::string format_duration(double seconds) {
   if (seconds < 0 || !std::isfinite(seconds)) return "?";
@@ -21,6 +22,7 @@ std::string format_duration(double seconds) {
 }
 
 void Progress::update(const ProgressLine& line) {
+  if (out_ == nullptr) return;
   char stats[256];
   std::snprintf(stats, sizeof stats,
                 "epoch %lld step %lld loss %.3f lr %.2e %.0f tok/s eta %s",
@@ -43,6 +45,7 @@ void Progress::update(const ProgressLine& line) {
 }
 
 void Progress::message(const std::string& text) {
+  if (out_ == nullptr) return;
   if (bar_shown_) std::fprintf(out_, "\r\033[K");
   std::fprintf(out_, "%s\n", text.c_str());
   std::fflush(out_);

@@ -20,7 +20,9 @@ struct ProgressLine {
 
 class Progress {
  public:
-  explicit Progress(std::FILE* out);
+  // nullptr: silent (mpirun's other processes). log_lines: never a bar (mpirun gives each
+  // process a terminal of its own, whatever its own output is).
+  explicit Progress(std::FILE* out, bool log_lines = false);
   // A bar redrawn in place on a terminal; a log line every call otherwise.
   void update(const ProgressLine& line);
   // A line of its own (checkpoints, evaluation), never overwritten by the bar.

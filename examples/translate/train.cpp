@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "data.h"
+#include "data_parallel.h"
 #include "dropout_state.h"
 #include "nlohmann/json.hpp"
 #include "nn/optim/adam.h"
@@ -104,9 +105,15 @@ double evaluation_loss(const Translator& translator, const std::vector<Example>&
 std::string train(const TrainOptions& requested) {
   const auto start_time = Clock::now();
   TrainOptions options = requested;
-  Progress progress(stdout);
-  const RunDirectoryLock lock(options.out_dir);
-  prepare_run_directory(options.out_dir, options.resume, options.overwrite);
+  const DataParallel parallel;  // one process, or this one of mpirun's N (data_parallel.h)
+  Progress progress(parallel.is_main() ? stdout : nullptr, parallel.size() > 1);
+  // Rank 0 alone owns the run directory; the others read it once rank 0 has prepared it.
+  std::optional<RunDirectoryLock> lock;
+  if (parallel.is_main()) {
+    lock.emplace(options.out_dir);
+    prepare_run_directory(options.out_dir, options.resume, options.overwrite);
+  }
+  parallel.barrier();
 
   std::optional<CheckpointData> checkpoint;
   if (options.resume) {
@@ -136,10 +143,14 @@ std::string train(const TrainOptions& requested) {
     TokenizerOptions tokenizer_options;
     tokenizer_options.vocab_size = options.vocab_size;
     tokenizer_options.seed = static_cast<uint32_t>(options.seed);
-    loaded = Translator::create(options.model, Tokenizer::train(sources, tokenizer_options),
-                                Tokenizer::train(targets, tokenizer_options), options.seed);
+    loaded = Translator::create(
+        options.model,
+        parallel.share_tokenizer([&] { return Tokenizer::train(sources, tokenizer_options); }),
+        parallel.share_tokenizer([&] { return Tokenizer::train(targets, tokenizer_options); }),
+        options.seed);
   }
   Translator& translator = *loaded;
+  parallel.share_parameters(translator.model->parameters());
   translator.model->train();
   const std::vector<Example> train_examples = tokenize_pairs(split.train, translator);
   const std::vector<Example> dev_examples = tokenize_pairs(split.dev, translator);
@@ -204,6 +215,9 @@ std::string train(const TrainOptions& requested) {
   int64_t saved_step = checkpoint ? step : -1;
   double dev_loss = NAN;  // of the last checkpoint written
   auto save = [&] {
+    parallel.check_parameters_identical(optimizer.parameters(), step);
+    saved_step = step;
+    if (!parallel.is_main()) return;
     CheckpointData data = translator.to_checkpoint();
     data.config["run"] = run_to_json(options);
     data.optimizer = optimizer.state_dict();
@@ -224,7 +238,6 @@ std::string train(const TrainOptions& requested) {
                     {"history", history},
                     {"dev_history", dev_history}};
     last_checkpoint = save_checkpoint(options.out_dir, step, data);
-    saved_step = step;
     char dev_loss_text[32];
     std::snprintf(dev_loss_text, sizeof dev_loss_text, "%.3f", dev_loss);
     progress.message("checkpoint: " + last_checkpoint + " (dev loss " + dev_loss_text + ")");
@@ -239,13 +252,17 @@ std::string train(const TrainOptions& requested) {
     const BatchPosition at = stream.position();
     const int64_t epochs_done = at.epoch + (at.batch == stream.batches_per_epoch() ? 1 : 0);
     if (options.epochs > 0 && epochs_done >= options.epochs) break;
-    if (budget_seconds > 0 && seconds_left() <= 0) break;
+    if (options.steps > 0 && step >= options.steps) break;
+    if (budget_seconds > 0 && parallel.any(seconds_left() <= 0)) break;  // all stop together
 
     const Batch batch = stream.next();
-    const BatchTensors tensors = to_tensors(batch);
+    const Batch shard = parallel.shard(batch, train_examples, batch_options);
+    const BatchTensors tensors = to_tensors(shard);
     optimizer.zero_grad();
     Variable loss = translator.loss(tensors, options.label_smoothing);
     loss.backward();
+    parallel.average_gradients(optimizer.parameters(), shard.target_tokens(),
+                               batch.target_tokens());
     const double gradient_norm = nn::clip_grad_norm(optimizer.parameters(), options.clip_norm);
     ++step;
     if (!std::isfinite(loss.item()) || !std::isfinite(gradient_norm))
@@ -257,7 +274,8 @@ std::string train(const TrainOptions& requested) {
     optimizer.set_learning_rate(learning_rate);
     optimizer.step();
 
-    interval_loss += loss.item();
+    interval_loss +=
+        parallel.loss_share(loss.item(), shard.target_tokens(), batch.target_tokens());
     interval_tokens += batch.target_tokens();
     ++interval_steps;
     if (step % options.log_every == 0) {
@@ -265,7 +283,7 @@ std::string train(const TrainOptions& requested) {
       ProgressLine line;
       line.epoch = stream.position().epoch;
       line.step = step;
-      line.loss = interval_loss / static_cast<double>(interval_steps);
+      line.loss = parallel.sum(interval_loss) / static_cast<double>(interval_steps);
       line.learning_rate = learning_rate;
       line.tokens_per_second = static_cast<double>(interval_tokens) / seconds;
       const double per_step = (seconds_now() - seconds_before) /
@@ -294,6 +312,9 @@ std::string train(const TrainOptions& requested) {
     if (options.checkpoint_every > 0 && step % options.checkpoint_every == 0) save();
   }
   if (step != saved_step) save();  // the end, unless that step's checkpoint was just written
+  if (!parallel.is_main()) return last_checkpoint;
+  if (parallel.size() > 1)
+    progress.message(parallel.summary(step - steps_at_start, seconds_now() - seconds_before));
   if (std::isnan(dev_loss)) dev_loss = evaluation_loss(translator, dev_examples, batch_options);
   char summary[160];
   std::snprintf(summary, sizeof summary, "trained %lld steps in %s; dev loss %.3f",
