@@ -26,7 +26,7 @@ struct TrainOptions {
   double clip_norm = 1.0;
   double minutes = 0;               // time budget; 0 = none
   int64_t epochs = 0;               // 0 = until the time budget ends
-  int64_t steps = 0;                // stop once the step count (resumed runs included) is this; 0 = no limit
+  int64_t steps = 0;                // stop at this step (resumed steps count); 0 = no limit
   int64_t checkpoint_every = 500;   // steps; a checkpoint is also written at the end
   int64_t log_every = 50;           // steps between log lines / history points
   bool resume = false;              // continue from out_dir's latest checkpoint

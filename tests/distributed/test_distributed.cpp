@@ -213,8 +213,8 @@ TEST_CASE("distributed: N processes train as one process on the union of their b
 TEST_CASE("distributed: broadcast_parameters gives every process rank 0's weights",
           "[distributed]") {
   Generator generator(static_cast<uint64_t>(100 + distributed::rank()));
-  Variable weight(Tensor::from_vector(std::vector<double>{generator.normal(), generator.normal()}, {2},
-                                         DType::Float64), true);
+  const std::vector<double> values{generator.normal(), generator.normal()};
+  Variable weight(Tensor::from_vector(values, {2}, DType::Float64), true);
   Variable bias(Tensor::scalar(static_cast<float>(distributed::rank())), true);
   const std::vector<Variable> parameters{weight, bias};
   const bool differed =
@@ -254,8 +254,8 @@ TEST_CASE("distributed: a gradient missing on some processes counts as zeros the
   Variable everywhere(Tensor::from_vector(std::vector<double>{0}, {1}, DType::Float64), true);
   if (distributed::rank() == 0)
     used.node()->grad = Tensor::from_vector(std::vector<double>{6, 12}, {2}, DType::Float64);
-  everywhere.node()->grad =
-      Tensor::from_vector(std::vector<double>{static_cast<double>(distributed::rank())}, {1}, DType::Float64);
+  everywhere.node()->grad = Tensor::from_vector(
+      std::vector<double>{static_cast<double>(distributed::rank())}, {1}, DType::Float64);
   const int64_t local = distributed::rank() + 1;
   const int64_t size = distributed::size();
   const int64_t total = distributed::average_gradients({used, unused, everywhere}, local);
