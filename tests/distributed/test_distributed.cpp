@@ -85,15 +85,9 @@ Variable shard_loss(nn::Transformer& model, const GlobalBatch& batch,
 }
 
 std::unique_ptr<nn::Transformer> tiny_model() {
-  nn::TransformerConfig config;
-  config.src_vocab = config.tgt_vocab = 7;
-  config.d_model = 8;
-  config.heads = 2;
-  config.encoder_layers = config.decoder_layers = 1;
-  config.d_ff = 16;
-  config.dropout = 0;
-  config.max_len = 16;
-  config.padding_idx = pad;
+  const nn::TransformerConfig config{.src_vocab = 7, .tgt_vocab = 7, .d_model = 8, .heads = 2,
+                                     .encoder_layers = 1, .decoder_layers = 1, .d_ff = 16,
+                                     .dropout = 0, .max_len = 16, .padding_idx = pad};
   Generator generator(5);
   auto model = std::make_unique<nn::Transformer>(config, generator);
   model->to(DType::Float64);
