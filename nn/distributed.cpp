@@ -23,7 +23,8 @@ namespace {
 
 int g_rank = 0;
 int g_size = 1;
-bool g_initialised = false;  // by init(): MPI_Init was called (and finalize() has not run)
+bool g_initialised = false;  // init() found a launcher (and finalize() has not run)
+[[maybe_unused]] bool g_started_mpi = false;  // init() called MPI_Init (not the program)
 double g_communication_seconds = 0;
 
 // A launcher leaves its mark in each process's environment: Open MPI's mpirun sets
@@ -74,6 +75,7 @@ void start_mpi() {
   if (!initialised) {
     int provided = 0;
     check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    g_started_mpi = true;
   }
   // Errors come back as codes (and become exceptions) instead of ending the job silently.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -84,7 +86,8 @@ void start_mpi() {
 void stop_mpi() {
   int finalised = 0;
   MPI_Finalized(&finalised);
-  if (!finalised) MPI_Finalize();
+  if (g_started_mpi && !finalised) MPI_Finalize();  // a program's own MPI_Init, its own end
+  g_started_mpi = false;
 }
 
 [[noreturn]] void abort_mpi(int exit_code) {

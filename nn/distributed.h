@@ -33,7 +33,7 @@
 namespace atencion::nn::distributed {
 
 // Initialises MPI if a launcher started this process (its environment says so); otherwise
-// this process is rank 0 of 1. Safe to call twice. finalize() ends MPI (once).
+// this process is rank 0 of 1. Safe to call twice. finalize() ends MPI if init() started it.
 void init();
 void finalize();
 // init() in the constructor, finalize() in the destructor: put one at the top of main().
