@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
     const int status = app.exit(error);  // prints the message (or --help)
     // A process that stopped before the others would leave them waiting in a collective.
     if (status != 0 && nn::distributed::size() > 1)
-      nn::distributed::abort("atencion-translate: bad command line", status);
+      nn::distributed::abort(std::string("atencion-translate: ") + error.what(), status);
     return status;
   }
   try {
