@@ -57,8 +57,9 @@ int main(int argc, char** argv) {
       ->check(at_least(0));
   train_command->add_option("--epochs", train_options.epochs, "epochs (0: until the time budget ends)")->capture_default_str()
       ->check(at_least(0));
-  train_command->add_option("--steps", train_options.steps, "stop at this optimizer step, resumed steps included (0: no limit)")->capture_default_str()
-      ->check(at_least(0));
+  train_command->add_option("--steps", train_options.steps,
+                            "stop at this optimizer step, resumed ones included (0: no limit)")
+      ->capture_default_str()->check(at_least(0));
   auto* resume_flag = train_command->add_flag(
       "--resume", train_options.resume, "continue from the run directory's latest checkpoint");
   train_command
