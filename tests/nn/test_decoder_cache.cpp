@@ -45,7 +45,8 @@ std::vector<std::vector<int64_t>> random_sources(uint64_t seed, int64_t count) {
   for (int64_t i = 0; i < count; ++i) {
     const int64_t length = 1 + static_cast<int64_t>(draws[i * 10] * 9);
     std::vector<int64_t> source;
-    for (int64_t j = 1; j <= length; ++j) source.push_back(1 + static_cast<int64_t>(draws[i * 10 + j] * 10));
+    for (int64_t j = 1; j <= length; ++j)
+      source.push_back(1 + static_cast<int64_t>(draws[i * 10 + j] * 10));
     sources.push_back(source);
   }
   return sources;
