@@ -7,6 +7,7 @@
 #include "nn/decoder_cache.h"
 
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
@@ -68,11 +69,24 @@ int64_t DecoderCache::rows() const {
 
 void DecoderCache::reorder(const std::vector<int64_t>& parents) {
   const Tensor ids = Tensor::from_ids(parents, {static_cast<int64_t>(parents.size())});
-  for (LayerCache& layer : layers)
-    for (Tensor* cached :
-         {&layer.self_keys, &layer.self_values, &layer.cross_keys, &layer.cross_values})
+  std::vector<int64_t> sources;
+  for (int64_t parent : parents) {
+    if (parent < 0 || parent >= static_cast<int64_t>(source_of_row.size()))
+      throw std::out_of_range("DecoderCache::reorder: row " + std::to_string(parent) +
+                              " outside the cache's " + std::to_string(source_of_row.size()) +
+                              " rows");
+    sources.push_back(source_of_row[parent]);
+  }
+  const bool same_sources = sources == source_of_row;
+  for (LayerCache& layer : layers) {
+    for (Tensor* cached : {&layer.self_keys, &layer.self_values})
       if (cached->defined()) *cached = index_select(*cached, 0, ids);
-  if (memory_mask.defined()) memory_mask = index_select(memory_mask, 0, ids);
+    if (same_sources) continue;
+    layer.cross_keys = index_select(layer.cross_keys, 0, ids);
+    layer.cross_values = index_select(layer.cross_values, 0, ids);
+  }
+  if (memory_mask.defined() && !same_sources) memory_mask = index_select(memory_mask, 0, ids);
+  source_of_row = std::move(sources);
 }
 
 DecoderCache start_decoding(Transformer& model, const Tensor& memory, const Tensor& memory_mask) {
@@ -82,6 +96,8 @@ DecoderCache start_decoding(Transformer& model, const Tensor& memory, const Tens
                                 "]");
   DecoderCache cache;
   cache.memory_mask = memory_mask;
+  cache.source_of_row.resize(memory.size(0));
+  std::iota(cache.source_of_row.begin(), cache.source_of_row.end(), 0);
   const Variable memory_variable(memory);
   for (auto& layer : model.decoder->layers) {
     // memory W^K and memory W^V: the same at every step, so made once per sentence.

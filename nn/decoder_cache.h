@@ -34,6 +34,10 @@ struct DecoderCache {
   std::vector<LayerCache> layers;  // one per decoder layer
   Tensor memory_mask;              // [rows, 1, 1, S] Bool (true = real source token), or none
   int64_t length = 0;              // tokens fed so far: the position of the next one
+  // The memory row each row's cross keys, values and mask came from. Rows of the same source
+  // hold the same cross keys and values, so a reorder that keeps every row's source (a beam
+  // step where each sentence keeps its number of hypotheses) need not copy them.
+  std::vector<int64_t> source_of_row;
 
   int64_t rows() const;
   // Keeps the rows `parents` in that order (repeats allowed, e.g. one hypothesis extended twice):

@@ -87,6 +87,19 @@ class NextTokenScorer {
   DecoderCache cache_;
 };
 
+// The [rows, vocab] log-probabilities as doubles in `out`, which is reused from step to step: a
+// step then neither allocates a fresh buffer of rows · vocab doubles nor converts through the
+// strided loops of to_vector.
+void read_log_probs(const Tensor& log_probs, std::vector<double>& out) {
+  const Tensor rows = log_probs.contiguous();
+  if (rows.dtype() != DType::Float32) {
+    out = rows.to_vector();
+    return;
+  }
+  out.resize(rows.numel());
+  std::copy_n(rows.data<float>(), out.size(), out.begin());
+}
+
 // The sources of one batch, padded and encoded, with a scorer for their next tokens.
 NextTokenScorer encode_batch(Transformer& model, const std::vector<std::vector<int64_t>>& sources,
                              const DecodeOptions& options) {
@@ -106,8 +119,9 @@ std::vector<std::vector<int64_t>> greedy(Transformer& model,
   std::iota(active.begin(), active.end(), 0);
   std::vector<std::vector<int64_t>> prefixes(sources.size(), {options.bos_id});
   std::vector<std::vector<int64_t>> outputs(sources.size());
+  std::vector<double> log_probs;
   for (int64_t step = 0; step < options.max_length && !active.empty(); ++step) {
-    const std::vector<double> log_probs = scorer.log_probs(prefixes).to_vector();
+    read_log_probs(scorer.log_probs(prefixes), log_probs);
     const int64_t vocab = static_cast<int64_t>(log_probs.size() / active.size());
     std::vector<size_t> still_active;
     std::vector<std::vector<int64_t>> next_prefixes;
@@ -182,13 +196,14 @@ std::vector<std::vector<int64_t>> search_beams(Transformer& model,
   // The rows of the batch are the alive hypotheses of the sources not done, source by source.
   std::vector<BeamSearch> searches(sources.size());
   for (auto& search : searches) search.beams = {{{options.bos_id}, 0.0}};
+  std::vector<double> log_probs;
   for (int64_t step = 0; step < options.max_length; ++step) {
     std::vector<std::vector<int64_t>> prefixes;
     for (const auto& search : searches)
       if (!search.done)
         for (const auto& beam : search.beams) prefixes.push_back(beam.prefix);
     if (prefixes.empty()) break;
-    const std::vector<double> log_probs = scorer.log_probs(prefixes).to_vector();
+    read_log_probs(scorer.log_probs(prefixes), log_probs);
     const int64_t vocab = static_cast<int64_t>(log_probs.size() / prefixes.size());
 
     std::vector<int64_t> parents;  // the row each hypothesis of the next step extends

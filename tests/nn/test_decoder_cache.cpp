@@ -146,14 +146,27 @@ TEST_CASE("DecoderCache::reorder keeps each row's keys and values with it", "[de
   cache.reorder(parents);
   CHECK(cache.rows() == 3);
   const Tensor cached = decode_step(*model, cache, {6, 7, 8});
-  // The same prefixes with their sources, uncached.
-  const std::vector<std::vector<int64_t>> prefixes = {{bos, 5, 6}, {bos, 4, 7}, {bos, 5, 8}};
+  // The same prefixes (bos 5 6, bos 4 7, bos 5 8) with their sources, uncached.
   const Tensor ids = Tensor::from_ids({bos, 5, 6, bos, 4, 7, bos, 5, 8}, {3, 3});
   const Tensor rows = Tensor::from_ids(parents, {3});
   const Tensor logits = model->decode(ids, Variable(index_select(memory, 0, rows)),
                                       causal_mask(3), index_select(mask, 0, rows))
                             .value();
   CHECK(max_difference(cached, logits.narrow(1, 2, 1).reshape({3, -1})) < 1e-5);
+  CHECK(cache.source_of_row == std::vector<int64_t>{1, 0, 1});
+
+  // A reorder that keeps every row's source (rows 0 and 2 swap: both are source 1's) copies
+  // only the self-attention keys and values; the result is still the reordered prefixes'.
+  cache.reorder({2, 1, 0});
+  CHECK(cache.source_of_row == std::vector<int64_t>{1, 0, 1});
+  const Tensor swapped = decode_step(*model, cache, {4, 5, 6});
+  const Tensor swapped_ids = Tensor::from_ids({bos, 5, 8, 4, bos, 4, 7, 5, bos, 5, 6, 6}, {3, 4});
+  const Tensor swapped_logits = model->decode(swapped_ids, Variable(index_select(memory, 0, rows)),
+                                              causal_mask(4), index_select(mask, 0, rows))
+                                    .value();
+  CHECK(max_difference(swapped, swapped_logits.narrow(1, 3, 1).reshape({3, -1})) < 1e-5);
+  CHECK_THROWS_WITH(cache.reorder({0, 3}),
+                    Contains("DecoderCache::reorder: row 3 outside the cache's 3 rows"));
 }
 
 TEST_CASE("decode: with and without the cache, batched or alone, the same tokens",
