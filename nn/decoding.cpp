@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "nn/decoder_cache.h"
 #include "nn/masks.h"
 
 namespace atencion::nn {
@@ -33,118 +34,225 @@ bool may_output(int64_t token, const DecodeOptions& options) {
   return token != options.pad_id && token != options.bos_id;
 }
 
-// log p(next token | source, prefix) for each prefix: [prefixes, target vocab].
-// All prefixes have the same length t (bos included); memory has one row per prefix.
-Tensor next_log_probs(Transformer& model, const Variable& memory, const Tensor& memory_mask,
-                      const std::vector<std::vector<int64_t>>& prefixes) {
-  const int64_t rows = static_cast<int64_t>(prefixes.size());
-  const int64_t t = static_cast<int64_t>(prefixes[0].size());
-  std::vector<int64_t> ids;
-  ids.reserve(rows * t);
-  for (const auto& prefix : prefixes) ids.insert(ids.end(), prefix.begin(), prefix.end());
-  Variable states = model.decoder->forward(model.embed_target(Tensor::from_ids(ids, {rows, t})),
-                                           memory, causal_mask(t), memory_mask);
-  // Only the last position predicts the next token: project just that one.
-  Variable last(states.value().narrow(1, t - 1, 1).contiguous());
-  return log_softmax(model.project(last).value().reshape({rows, -1}), -1);
+// log p(next token | source, prefix) for each row's prefix, [rows, target vocab], two ways that
+// give the same numbers (tests/nn/test_decoder_cache.cpp):
+//   without the cache (the readable reference): the whole prefix through the decoder each step;
+//   with it (nn/decoder_cache.h): only each prefix's newest token, through decode_step.
+// Row r of the memory belongs to prefix r. Between two calls every prefix grows by one token,
+// and keep_rows tells which rows go on (beam search reorders them, finished rows leave).
+class NextTokenScorer {
+ public:
+  NextTokenScorer(Transformer& model, const Tensor& memory, const Tensor& memory_mask,
+                  bool use_cache)
+      : model_(model), memory_(memory), memory_mask_(memory_mask), use_cache_(use_cache) {
+    if (use_cache_) cache_ = start_decoding(model_, memory_, memory_mask_);
+  }
+
+  Tensor log_probs(const std::vector<std::vector<int64_t>>& prefixes) {
+    if (use_cache_) {
+      std::vector<int64_t> newest;
+      for (const auto& prefix : prefixes) newest.push_back(prefix.back());
+      return log_softmax(decode_step(model_, cache_, newest), -1);
+    }
+    return log_probs_of_whole_prefixes(prefixes);
+  }
+
+  // Row i of the next call is row parents[i] of this one.
+  void keep_rows(const std::vector<int64_t>& parents) {
+    if (use_cache_) return cache_.reorder(parents);
+    const Tensor ids = Tensor::from_ids(parents, {static_cast<int64_t>(parents.size())});
+    memory_ = index_select(memory_, 0, ids);
+    if (memory_mask_.defined()) memory_mask_ = index_select(memory_mask_, 0, ids);
+  }
+
+ private:
+  // All prefixes have the same length t (bos included).
+  Tensor log_probs_of_whole_prefixes(const std::vector<std::vector<int64_t>>& prefixes) {
+    const int64_t rows = static_cast<int64_t>(prefixes.size());
+    const int64_t t = static_cast<int64_t>(prefixes[0].size());
+    std::vector<int64_t> ids;
+    ids.reserve(rows * t);
+    for (const auto& prefix : prefixes) ids.insert(ids.end(), prefix.begin(), prefix.end());
+    Variable states =
+        model_.decoder->forward(model_.embed_target(Tensor::from_ids(ids, {rows, t})),
+                                Variable(memory_), causal_mask(t), memory_mask_);
+    // Only the last position predicts the next token: project just that one.
+    Variable last(states.value().narrow(1, t - 1, 1).contiguous());
+    return log_softmax(model_.project(last).value().reshape({rows, -1}), -1);
+  }
+
+  Transformer& model_;
+  Tensor memory_, memory_mask_;
+  bool use_cache_;
+  DecoderCache cache_;
+};
+
+// The [rows, vocab] log-probabilities as doubles in `out`, which is reused from step to step: a
+// step then neither allocates a fresh buffer of rows · vocab doubles nor converts through the
+// strided loops of to_vector.
+void read_log_probs(const Tensor& log_probs, std::vector<double>& out) {
+  const Tensor rows = log_probs.contiguous();
+  if (rows.dtype() != DType::Float32) {
+    out = rows.to_vector();
+    return;
+  }
+  out.resize(rows.numel());
+  std::copy_n(rows.data<float>(), out.size(), out.begin());
+}
+
+// The sources of one batch, padded and encoded, with a scorer for their next tokens.
+NextTokenScorer encode_batch(Transformer& model, const std::vector<std::vector<int64_t>>& sources,
+                             const DecodeOptions& options) {
+  std::vector<int64_t> lengths;
+  const Tensor source = pad_rows(sources, options.pad_id, lengths);
+  const Tensor source_mask = padding_mask(lengths, source.size(1));
+  const Tensor memory = model.encode(source, source_mask).value();
+  return NextTokenScorer(model, memory, source_mask, options.use_cache);
 }
 
 std::vector<std::vector<int64_t>> greedy(Transformer& model,
                                          const std::vector<std::vector<int64_t>>& sources,
                                          const DecodeOptions& options) {
-  std::vector<int64_t> lengths;
-  const Tensor source = pad_rows(sources, options.pad_id, lengths);
-  const Tensor source_mask = padding_mask(lengths, source.size(1));
-  const Variable memory = model.encode(source, source_mask);
-
-  const size_t rows = sources.size();
-  std::vector<std::vector<int64_t>> prefixes(rows, {options.bos_id});
-  std::vector<bool> finished(rows, false);
-  for (int64_t step = 0; step < options.max_length; ++step) {
-    const std::vector<double> log_probs =
-        next_log_probs(model, memory, source_mask, prefixes).to_vector();
-    const int64_t vocab = static_cast<int64_t>(log_probs.size() / rows);
-    bool all_finished = true;
-    for (size_t r = 0; r < rows; ++r) {
+  NextTokenScorer scorer = encode_batch(model, sources, options);
+  // Row r decodes source active[r]; a row leaves the batch when its source has output eos.
+  std::vector<size_t> active(sources.size());
+  std::iota(active.begin(), active.end(), 0);
+  std::vector<std::vector<int64_t>> prefixes(sources.size(), {options.bos_id});
+  std::vector<std::vector<int64_t>> outputs(sources.size());
+  std::vector<double> log_probs;
+  for (int64_t step = 0; step < options.max_length && !active.empty(); ++step) {
+    read_log_probs(scorer.log_probs(prefixes), log_probs);
+    const int64_t vocab = static_cast<int64_t>(log_probs.size() / active.size());
+    std::vector<size_t> still_active;
+    std::vector<std::vector<int64_t>> next_prefixes;
+    std::vector<int64_t> parents;
+    for (size_t r = 0; r < active.size(); ++r) {
       // y_t = argmax over the tokens an output may hold (the first one on ties, as torch).
       int64_t best = -1;
       for (int64_t v = 0; v < vocab; ++v)
         if (may_output(v, options) &&
             (best < 0 || log_probs[r * vocab + v] > log_probs[r * vocab + best]))
           best = v;
-      // A finished row goes on with pads, so the batch stays a rectangle; they are cut below.
-      const int64_t token = finished[r] ? options.pad_id : best;
-      prefixes[r].push_back(token);
-      finished[r] = finished[r] || token == options.eos_id;
-      all_finished = all_finished && finished[r];
+      if (best == options.eos_id) {
+        outputs[active[r]].assign(prefixes[r].begin() + 1, prefixes[r].end());
+        continue;
+      }
+      prefixes[r].push_back(best);
+      still_active.push_back(active[r]);
+      next_prefixes.push_back(std::move(prefixes[r]));
+      parents.push_back(static_cast<int64_t>(r));
     }
-    if (all_finished) break;
+    if (still_active.size() < active.size() && !still_active.empty()) scorer.keep_rows(parents);
+    active = std::move(still_active);
+    prefixes = std::move(next_prefixes);
   }
-  std::vector<std::vector<int64_t>> outputs(rows);
-  for (size_t r = 0; r < rows; ++r)
-    for (size_t i = 1; i < prefixes[r].size(); ++i) {
-      if (prefixes[r][i] == options.eos_id || prefixes[r][i] == options.pad_id) break;
-      outputs[r].push_back(prefixes[r][i]);
-    }
+  for (size_t r = 0; r < active.size(); ++r)  // reached max_length without eos
+    outputs[active[r]].assign(prefixes[r].begin() + 1, prefixes[r].end());
   return outputs;
 }
 
-std::vector<int64_t> search_beams(Transformer& model, const std::vector<int64_t>& source_ids,
-                                  const DecodeOptions& options) {
-  std::vector<int64_t> lengths;
-  const Tensor source = pad_rows({source_ids}, options.pad_id, lengths);
-  const Tensor source_mask = padding_mask(lengths, source.size(1));
-  const Tensor memory_of_source = model.encode(source, source_mask).value();
+// (total log p, row · vocab + token), best first: higher log p, then the smaller index on ties,
+// so that the choice never depends on how the candidates were gathered.
+using Candidate = std::pair<double, int64_t>;
+bool better(const Candidate& x, const Candidate& y) {
+  return x.first > y.first || (x.first == y.first && x.second < y.second);
+}
 
-  struct Hypothesis {
-    std::vector<int64_t> prefix;  // bos y1 .. yt
-    double log_prob = 0;
-  };
+// The `keep` best candidates of one hypothesis's row, best first, into `out`. The `keep` best
+// of all rows are among the rows' own `keep` best, so beam search looks at rows · keep
+// candidates instead of rows · vocab.
+void best_of_row(const double* log_probs, int64_t vocab, double prefix_log_prob, int64_t row,
+                 int64_t keep, const DecodeOptions& options, std::vector<Candidate>& out) {
+  std::vector<Candidate> best;
+  for (int64_t v = 0; v < vocab; ++v) {
+    if (!may_output(v, options)) continue;
+    const Candidate candidate{prefix_log_prob + log_probs[v], row * vocab + v};
+    if (static_cast<int64_t>(best.size()) == keep && !better(candidate, best.back())) continue;
+    if (static_cast<int64_t>(best.size()) == keep) best.pop_back();
+    best.insert(std::upper_bound(best.begin(), best.end(), candidate, better), candidate);
+  }
+  out.insert(out.end(), best.begin(), best.end());
+}
+
+struct Hypothesis {
+  std::vector<int64_t> prefix;  // bos y1 .. yt
+  double log_prob = 0;
+};
+
+// One source's search: its alive hypotheses and those that ended in eos.
+struct BeamSearch {
+  std::vector<Hypothesis> beams, finished;
+  bool done = false;
+};
+
+std::vector<std::vector<int64_t>> search_beams(Transformer& model,
+                                               const std::vector<std::vector<int64_t>>& sources,
+                                               const DecodeOptions& options) {
+  NextTokenScorer scorer = encode_batch(model, sources, options);
   auto score = [&](const Hypothesis& h) {  // log p / lp(n), n = tokens after bos
     const double n = static_cast<double>(h.prefix.size() - 1);
     return h.log_prob / std::pow((5.0 + n) / 6.0, options.length_penalty);
   };
-  std::vector<Hypothesis> beams{{{options.bos_id}, 0.0}}, finished;
-  for (int64_t step = 0; step < options.max_length && !beams.empty(); ++step) {
-    const int64_t alive = static_cast<int64_t>(beams.size());
-    const Variable memory(
-        memory_of_source.expand({alive, memory_of_source.size(1), memory_of_source.size(2)})
-            .contiguous());
+  // The rows of the batch are the alive hypotheses of the sources not done, source by source.
+  std::vector<BeamSearch> searches(sources.size());
+  for (auto& search : searches) search.beams = {{{options.bos_id}, 0.0}};
+  std::vector<double> log_probs;
+  for (int64_t step = 0; step < options.max_length; ++step) {
     std::vector<std::vector<int64_t>> prefixes;
-    for (const auto& beam : beams) prefixes.push_back(beam.prefix);
-    const std::vector<double> log_probs =
-        next_log_probs(model, memory, source_mask, prefixes).to_vector();
-    const int64_t vocab = static_cast<int64_t>(log_probs.size()) / alive;
+    for (const auto& search : searches)
+      if (!search.done)
+        for (const auto& beam : search.beams) prefixes.push_back(beam.prefix);
+    if (prefixes.empty()) break;
+    read_log_probs(scorer.log_probs(prefixes), log_probs);
+    const int64_t vocab = static_cast<int64_t>(log_probs.size() / prefixes.size());
 
-    // The `beam` best of the alive × vocab one-token extensions.
-    std::vector<std::pair<double, int64_t>> candidates;  // (total log p, row · vocab + token)
-    candidates.reserve(log_probs.size());
-    for (int64_t b = 0; b < alive; ++b)
-      for (int64_t v = 0; v < vocab; ++v)
-        if (may_output(v, options))
-          candidates.emplace_back(beams[b].log_prob + log_probs[b * vocab + v], b * vocab + v);
-    const int64_t keep = std::min<int64_t>(options.beam, static_cast<int64_t>(candidates.size()));
-    std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(),
-                      [](const auto& x, const auto& y) { return x.first > y.first; });
-    std::vector<Hypothesis> next;
-    for (int64_t c = 0; c < keep; ++c) {
-      const int64_t b = candidates[c].second / vocab, token = candidates[c].second % vocab;
-      Hypothesis extended{beams[b].prefix, candidates[c].first};
-      extended.prefix.push_back(token);
-      (token == options.eos_id ? finished : next).push_back(std::move(extended));
+    std::vector<int64_t> parents;  // the row each hypothesis of the next step extends
+    int64_t first_row = 0;         // the current source's first row
+    for (auto& search : searches) {
+      if (search.done) continue;
+      const int64_t alive = static_cast<int64_t>(search.beams.size());
+      // The `beam` best of the alive × vocab one-token extensions.
+      std::vector<Candidate> candidates;
+      for (int64_t b = 0; b < alive; ++b)
+        best_of_row(&log_probs[(first_row + b) * vocab], vocab, search.beams[b].log_prob, b,
+                    options.beam, options, candidates);
+      const int64_t keep = std::min<int64_t>(options.beam, candidates.size());
+      std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(), better);
+      std::vector<Hypothesis> next;
+      std::vector<int64_t> next_parents;
+      for (int64_t c = 0; c < keep; ++c) {
+        const int64_t b = candidates[c].second / vocab, token = candidates[c].second % vocab;
+        Hypothesis extended{search.beams[b].prefix, candidates[c].first};
+        extended.prefix.push_back(token);
+        if (token == options.eos_id) {
+          search.finished.push_back(std::move(extended));
+        } else {
+          next.push_back(std::move(extended));
+          next_parents.push_back(first_row + b);
+        }
+      }
+      first_row += alive;
+      search.beams = std::move(next);
+      search.done = search.beams.empty() ||
+                    static_cast<int64_t>(search.finished.size()) >= options.beam;
+      if (!search.done) parents.insert(parents.end(), next_parents.begin(), next_parents.end());
     }
-    beams = std::move(next);
-    if (static_cast<int64_t>(finished.size()) >= options.beam) break;
+    if (!parents.empty()) scorer.keep_rows(parents);
   }
-  for (auto& beam : beams) finished.push_back(std::move(beam));  // reached max_length
-  const auto best = std::max_element(finished.begin(), finished.end(),
-                                     [&](const auto& x, const auto& y) {
-                                       return score(x) < score(y);
-                                     });
-  std::vector<int64_t> output;
-  for (size_t i = 1; i < best->prefix.size() && best->prefix[i] != options.eos_id; ++i)
-    output.push_back(best->prefix[i]);
-  return output;
+  std::vector<std::vector<int64_t>> outputs;
+  for (auto& search : searches) {
+    // Hypotheses still alive (at max_length, or when enough had finished) compete as they are.
+    for (auto& beam : search.beams) search.finished.push_back(std::move(beam));
+    const auto best = std::max_element(search.finished.begin(), search.finished.end(),
+                                       [&](const auto& x, const auto& y) {
+                                         return score(x) < score(y);
+                                       });
+    std::vector<int64_t> output;
+    for (size_t i = 1; i < best->prefix.size() && best->prefix[i] != options.eos_id; ++i)
+      output.push_back(best->prefix[i]);
+    outputs.push_back(std::move(output));
+  }
+  return outputs;
 }
 
 }  // namespace
@@ -192,7 +300,7 @@ std::vector<int64_t> beam_search(Transformer& model, const std::vector<int64_t>&
                                  const DecodeOptions& options) {
   check_options(model, options);
   EvalScope scope(model);
-  return search_beams(model, source, options);
+  return search_beams(model, {source}, options)[0];
 }
 
 std::vector<std::vector<int64_t>> decode(Transformer& model,
@@ -200,22 +308,18 @@ std::vector<std::vector<int64_t>> decode(Transformer& model,
                                          const DecodeOptions& options) {
   check_options(model, options);
   EvalScope scope(model);
-  std::vector<std::vector<int64_t>> outputs;
-  if (options.beam > 1) {
-    for (const auto& source : sources) outputs.push_back(search_beams(model, source, options));
-    return outputs;
-  }
   // Sorted by length, each batch pads little; the outputs go back to the input order.
   std::vector<size_t> order(sources.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-  outputs.resize(sources.size());
+  std::vector<std::vector<int64_t>> outputs(sources.size());
   for (size_t start = 0; start < order.size(); start += options.batch_size) {
     const size_t end = std::min(order.size(), start + static_cast<size_t>(options.batch_size));
     std::vector<std::vector<int64_t>> batch;
     for (size_t i = start; i < end; ++i) batch.push_back(sources[order[i]]);
-    auto decoded = greedy(model, batch, options);
+    auto decoded = options.beam > 1 ? search_beams(model, batch, options)
+                                    : greedy(model, batch, options);
     for (size_t i = start; i < end; ++i) outputs[order[i]] = std::move(decoded[i - start]);
   }
   return outputs;

@@ -12,6 +12,12 @@
 // Neither search ever outputs pad or bos (only eos and the ordinary tokens compete), so a beam of
 // width 1 makes the same choices as greedy. Both run under NoGradGuard in eval mode (nothing is
 // recorded) and give the model back in the mode they found it.
+//
+// Each step needs log p(· | source, prefix) for every row (a greedy row, or a hypothesis of the
+// beam). By default only the newest token of each prefix goes through the decoder, with the
+// keys and values of the earlier ones kept in a DecoderCache (nn/decoder_cache.h;
+// docs/12-translation.md#the-key-value-cache); use_cache = false runs the whole prefix at every
+// step instead: the slow, plain reference that the tests hold the cache to, token for token.
 #pragma once
 
 #include <cstdint>
@@ -25,12 +31,15 @@ struct DecodeOptions {
   int64_t beam = 1;             // 1 = greedy
   int64_t max_length = 64;      // output tokens, eos excluded
   double length_penalty = 0.6;  // alpha of lp(n); 0 ranks by plain log-probability
-  int64_t batch_size = 64;      // greedy decoding runs this many sources at once
+  int64_t batch_size = 64;      // sources decoded at once (times beam rows for beam search)
+  bool use_cache = true;        // false: recompute the whole prefix at every step
   int64_t pad_id = 0, bos_id = 2, eos_id = 3;
 };
 
-// Output ids (no bos, no eos) for each source's ids. Greedy decoding runs sources in batches
-// sorted by length; beam search runs one source at a time with its beams as the batch.
+// Output ids (no bos, no eos) for each source's ids. Sources run in batches of batch_size,
+// sorted by length (so each batch pads little); beam search's rows are the alive hypotheses of
+// every source in the batch. Padding and batching change no output: each source gets what it
+// gets alone.
 // Throws std::invalid_argument for beam, max_length or batch_size below 1 and for special
 // ids outside the target vocabulary.
 std::vector<std::vector<int64_t>> decode(Transformer& model,

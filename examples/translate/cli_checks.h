@@ -15,6 +15,7 @@ namespace atencion::translate {
 
 constexpr int64_t kLargestBeam = 64;       // --beam: wider costs time and finds nothing better
 constexpr int64_t kMostThreads = 1024;     // --threads
+constexpr int64_t kLargestBatch = 4096;    // --batch-size: sentences decoded at once
 
 // `train --resume` continues the run as its checkpoint defines it: a flag in `given` (as
 // typed, "--d-model") that sets a model or run setting to another value than the checkpoint's

@@ -32,4 +32,23 @@ std::vector<std::string> translate_sentences(const Translator& translator,
   return translations;
 }
 
+std::vector<std::string> translate_lines(const Translator& translator,
+                                         const std::vector<std::string>& lines,
+                                         const nn::DecodeOptions& options) {
+  std::vector<std::string> sentences;
+  std::vector<size_t> line_of_sentence;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string line = lines[i];
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;  // blank: stays blank
+    sentences.push_back(std::move(line));
+    line_of_sentence.push_back(i);
+  }
+  std::vector<std::string> translations(lines.size());
+  std::vector<std::string> translated = translate_sentences(translator, sentences, options);
+  for (size_t s = 0; s < translated.size(); ++s)
+    translations[line_of_sentence[s]] = std::move(translated[s]);
+  return translations;
+}
+
 }  // namespace atencion::translate

@@ -17,4 +17,12 @@ std::vector<std::string> translate_sentences(const Translator& translator,
                                              const std::vector<std::string>& sentences,
                                              const nn::DecodeOptions& options);
 
+// One translation per line, in the lines' order: the non-blank lines are translated together
+// (nn::decode sorts them by length into batches), a blank line (spaces and tabs only) gives an
+// empty translation, and a Windows line end ('\r') is dropped first. Each translation is the one
+// its line gets alone.
+std::vector<std::string> translate_lines(const Translator& translator,
+                                         const std::vector<std::string>& lines,
+                                         const nn::DecodeOptions& options);
+
 }  // namespace atencion::translate

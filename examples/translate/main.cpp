@@ -5,6 +5,9 @@
 //   atencion-translate translate --model runs/spa-eng "¿Cuál es tu nombre?"   (or lines on stdin)
 //   atencion-translate eval --model runs/spa-eng [--data pairs.tsv] [--beam 4]
 //   atencion-translate show --model runs/spa-eng [--html] "¿Cuál es tu nombre?" [more sentences]
+#include <unistd.h>
+
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -108,6 +111,8 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(int64_t{1}, kLargestBeam));
     command->add_option("--max-length", decode.max_length, "longest translation, in pieces")->capture_default_str()
         ->check(CLI::Range(int64_t{1}, kLongestMaxLen));
+    command->add_option("--batch-size", decode.batch_size, "sentences decoded at once")->capture_default_str()
+        ->check(CLI::Range(int64_t{1}, kLargestBatch));
   };
   std::vector<std::string> sentences;
   auto* translate_command = app.add_subcommand("translate", "translate sentences (arguments, or one per line on stdin)");
@@ -153,13 +158,18 @@ int main(int argc, char** argv) {
       const Translator translator = Translator::from_checkpoint(load_checkpoint(model_dir));
       if (sentences.empty()) {
         // One sentence per line in, one translation per line out, nothing else on stdout.
+        // From a terminal each line is answered as it comes; from a pipe or a file all lines
+        // are read first and translated in length-sorted batches (the same translations, faster).
+        const bool interactive = isatty(fileno(stdin)) != 0;
+        std::vector<std::string> lines;
         for (std::string line; std::getline(std::cin, line);) {
-          if (!line.empty() && line.back() == '\r') line.pop_back();  // a Windows line end
-          // A blank line stays blank (there is nothing to translate), so lines keep matching.
-          const bool blank = line.find_first_not_of(" \t") == std::string::npos;
-          std::cout << (blank ? "" : translate_sentences(translator, {line}, decode)[0]) << "\n"
-                    << std::flush;
+          lines.push_back(std::move(line));
+          if (!interactive) continue;
+          std::cout << translate_lines(translator, lines, decode)[0] << "\n" << std::flush;
+          lines.clear();
         }
+        for (const auto& translation : translate_lines(translator, lines, decode))
+          std::cout << translation << "\n";
       } else {
         for (const auto& translation : translate_sentences(translator, sentences, decode))
           std::cout << translation << "\n";

@@ -27,6 +27,23 @@ lines=$(wc -l < "$work/stdout.txt")
 "$binary" translate --model "$work/run" "El gato come pan." "¿El perro tiene agua?" \
   > "$work/arguments.txt"
 diff <(sed -n '1,2p' "$work/stdout.txt") "$work/arguments.txt"
+# From a pipe the lines are translated in length-sorted batches (here of 3, so that sentences of
+# different lengths share a batch and are padded): each line gets what it gets alone, greedy and
+# with a beam, and blank lines stay where they were.
+batch_input=("Tom tiene un perro." "Hola." "" "¿Dónde está el gato negro de mi madre?" "Sí."
+  "El niño ve leche." "   " "Ella no quiere comer pan con agua.")
+printf '%s\n' "${batch_input[@]}" > "$work/batch_input.txt"
+for beam in 1 3; do
+  "$binary" translate --model "$work/run" --beam $beam --batch-size 3 \
+    < "$work/batch_input.txt" > "$work/batched.txt"
+  : > "$work/alone.txt"
+  for line in "${batch_input[@]}"; do
+    if [[ -z ${line// /} ]]; then echo >> "$work/alone.txt"; continue; fi
+    "$binary" translate --model "$work/run" --beam $beam "$line" >> "$work/alone.txt"
+  done
+  diff "$work/alone.txt" "$work/batched.txt" ||
+    { echo "beam $beam: batched translations differ from one at a time"; exit 1; }
+done
 # Input without a final newline still gives its last line.
 printf 'El gato come pan.' | "$binary" translate --model "$work/run" > "$work/last.txt"
 [[ $(wc -l < "$work/last.txt") == 1 ]] || { echo "the unterminated last line was lost"; exit 1; }

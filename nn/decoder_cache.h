@@ -1,0 +1,60 @@
+// nn/decoder_cache.h — incremental decoding: keep each decoder layer's keys and values so that
+// a new target token costs the work of one position, not of the whole prefix again.
+// Lesson: docs/12-translation.md#the-key-value-cache
+//
+// Without a cache, step t of decoding runs the prefix y_0 .. y_t (t + 1 tokens) through every
+// decoder layer, and so recomputes, for every earlier position, its embedding, its self-attention
+// keys K = x W^K and values V = x W^V, its cross-attention query, its feed-forward, and the
+// cross-attention keys and values memory W^K, memory W^V of the whole source. Yet with the causal
+// mask nothing at position i < t depends on y_t: those states are the same as at the last step.
+// With the cache, step t computes for the new position only:
+//   self-attention   q_t, k_t, v_t from x_t; K = [K_cache; k_t], V = [V_cache; v_t];
+//                    out = softmax(q_t Kᵀ / √d_k) V           (no mask: no later token exists)
+//   cross-attention  q_t from the decoder; K_mem, V_mem computed once per sentence
+//   feed-forward     on x_t alone
+// and only the new position's logits. The outputs are those of Transformer::decode's last
+// position (nn/decoding.cpp's uncached path is the reference; tests/nn/test_decoder_cache.cpp
+// compares the two).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nn/transformer.h"
+
+namespace atencion::nn {
+
+// One decoder layer's cache; each tensor is [rows, heads, tokens, head_dim] (heads split).
+struct LayerCache {
+  Tensor self_keys, self_values;    // x_i W^K, x_i W^V of the t tokens decoded so far
+  Tensor cross_keys, cross_values;  // memory W^K, memory W^V: made once, by start_decoding
+};
+
+struct DecoderCache {
+  std::vector<LayerCache> layers;  // one per decoder layer
+  Tensor memory_mask;              // [rows, 1, 1, S] Bool (true = real source token), or none
+  int64_t length = 0;              // tokens fed so far: the position of the next one
+  // The memory row each row's cross keys, values and mask came from. Rows of the same source
+  // hold the same cross keys and values, so a reorder that keeps every row's source (a beam
+  // step where each sentence keeps its number of hypotheses) need not copy them.
+  std::vector<int64_t> source_of_row;
+
+  int64_t rows() const;
+  // Keeps the rows `parents` in that order (repeats allowed, e.g. one hypothesis extended twice):
+  // beam search calls this when it reorders its hypotheses. index_select on the rows' dim.
+  void reorder(const std::vector<int64_t>& parents);
+};
+
+// A cache for `memory` [rows, S, d_model] (Transformer::encode's output) with its padding mask
+// (padding_mask(lengths, S), or an undefined Tensor): computes every layer's cross-attention
+// keys and values once. Nothing is decoded yet (length 0).
+DecoderCache start_decoding(Transformer& model, const Tensor& memory,
+                            const Tensor& memory_mask = Tensor());
+
+// Feeds one token per row (tokens.size() == cache.rows()) at position cache.length and returns
+// the logits of the next token [rows, tgt_vocab]: equal to Transformer::decode's last position
+// for the whole prefix. Appends the new keys and values to the cache. Inference only (no
+// dropout, no graph): call it in eval mode under NoGradGuard, as nn::decode does.
+Tensor decode_step(Transformer& model, DecoderCache& cache, const std::vector<int64_t>& tokens);
+
+}  // namespace atencion::nn

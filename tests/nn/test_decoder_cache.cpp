@@ -1,0 +1,218 @@
+// tests/nn/test_decoder_cache.cpp — nn/decoder_cache.cpp: a step with the key/value cache gives
+// the logits of Transformer::decode's last position, the beam's reordering keeps rows with their
+// keys and values, and nn::decode with and without the cache (and batched or one source at a
+// time) gives the same outputs, token for token, on random tiny models.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "nn/decoder_cache.h"
+#include "nn/decoding.h"
+#include "nn/masks.h"
+#include "nn/transformer.h"
+#include "tensor/random.h"
+
+using namespace atencion;
+using namespace atencion::nn;
+using Catch::Matchers::Contains;
+
+namespace {
+
+constexpr int64_t pad = 0, bos = 2, eos = 3;
+
+// A random tiny Transformer in eval mode: post- or pre-norm, tied output or not, two decoder
+// layers so that the cache of a layer feeds the next.
+std::unique_ptr<Transformer> random_model(uint64_t seed, bool norm_first, bool tied) {
+  TransformerConfig config{.src_vocab = 11, .tgt_vocab = 9, .d_model = 8, .heads = 2,
+                           .encoder_layers = 1, .decoder_layers = 2, .d_ff = 16,
+                           .dropout = 0.1, .max_len = 24, .norm_first = norm_first,
+                           .tie_target_embeddings = tied, .padding_idx = pad};
+  Generator generator(seed);
+  auto model = std::make_unique<Transformer>(config, generator);
+  model->eval();
+  return model;
+}
+
+// `count` sources of 1 to 9 ids in [1, 11), drawn from `seed`.
+std::vector<std::vector<int64_t>> random_sources(uint64_t seed, int64_t count) {
+  Generator generator(seed);
+  const std::vector<double> draws = uniform({count * 10}, 0.0, 1.0, generator).to_vector();
+  std::vector<std::vector<int64_t>> sources;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t length = 1 + static_cast<int64_t>(draws[i * 10] * 9);
+    std::vector<int64_t> source;
+    for (int64_t j = 1; j <= length; ++j)
+      source.push_back(1 + static_cast<int64_t>(draws[i * 10 + j] * 10));
+    sources.push_back(source);
+  }
+  return sources;
+}
+
+DecodeOptions options(int64_t beam, bool use_cache, int64_t batch_size = 64) {
+  DecodeOptions o;
+  o.beam = beam;
+  o.max_length = 12;
+  o.batch_size = batch_size;
+  o.use_cache = use_cache;
+  o.pad_id = pad;
+  o.bos_id = bos;
+  o.eos_id = eos;
+  return o;
+}
+
+// Padded ids [rows, longest] and the padding mask of `sources`.
+Tensor padded(const std::vector<std::vector<int64_t>>& sources, Tensor& mask) {
+  int64_t longest = 0;
+  std::vector<int64_t> lengths;
+  for (const auto& source : sources) {
+    longest = std::max<int64_t>(longest, source.size());
+    lengths.push_back(source.size());
+  }
+  std::vector<int64_t> ids;
+  for (const auto& source : sources) {
+    ids.insert(ids.end(), source.begin(), source.end());
+    ids.insert(ids.end(), longest - source.size(), pad);
+  }
+  mask = padding_mask(lengths, longest);
+  return Tensor::from_ids(ids, {static_cast<int64_t>(sources.size()), longest});
+}
+
+// The largest |a - b| over two tensors of the same shape.
+double max_difference(const Tensor& a, const Tensor& b) {
+  REQUIRE(a.shape() == b.shape());
+  const std::vector<double> x = a.to_vector(), y = b.to_vector();
+  double largest = 0;
+  for (size_t i = 0; i < x.size(); ++i) largest = std::max(largest, std::abs(x[i] - y[i]));
+  return largest;
+}
+
+}  // namespace
+
+TEST_CASE("decode_step: each step's logits are Transformer::decode's at the last position",
+          "[decoder_cache]") {
+  NoGradGuard no_grad;
+  for (const bool norm_first : {false, true}) {
+    for (const bool tied : {false, true}) {
+      INFO("norm_first " << norm_first << ", tied " << tied);
+      auto model = random_model(7 + norm_first + 2 * tied, norm_first, tied);
+      // Three sources of different lengths in one padded batch.
+      const std::vector<std::vector<int64_t>> sources = {{4, 5, 6, 7, 8}, {9}, {1, 2, 3}};
+      Tensor mask;
+      const Tensor source = padded(sources, mask);
+      const Variable memory = model->encode(source, mask);
+      DecoderCache cache = start_decoding(*model, memory.value(), mask);
+      REQUIRE(cache.rows() == 3);
+      REQUIRE(cache.layers.size() == 2);
+      // Teacher-forced prefixes: bos, then a fixed pattern of tokens per row.
+      std::vector<std::vector<int64_t>> prefixes(3, {bos});
+      for (int64_t step = 0; step < 10; ++step) {
+        INFO("step " << step);
+        std::vector<int64_t> newest;
+        for (const auto& prefix : prefixes) newest.push_back(prefix.back());
+        const Tensor cached = decode_step(*model, cache, newest);
+        std::vector<int64_t> ids;
+        for (const auto& prefix : prefixes) ids.insert(ids.end(), prefix.begin(), prefix.end());
+        const int64_t t = step + 1;
+        const Tensor logits =
+            model->decode(Tensor::from_ids(ids, {3, t}), memory, causal_mask(t), mask).value();
+        const Tensor last = logits.narrow(1, t - 1, 1).reshape({3, -1});
+        CHECK(cached.shape() == Shape{3, 9});
+        CHECK(max_difference(cached, last) < 1e-5);
+        CHECK(max_difference(log_softmax(cached, -1), log_softmax(last, -1)) < 1e-5);
+        CHECK(cache.length == t);
+        CHECK(cache.layers[1].self_keys.shape() == Shape{3, 2, t, 4});
+        for (int64_t r = 0; r < 3; ++r) prefixes[r].push_back(1 + (r * 5 + step * 3) % 8);
+      }
+    }
+  }
+}
+
+TEST_CASE("DecoderCache::reorder keeps each row's keys and values with it", "[decoder_cache]") {
+  NoGradGuard no_grad;
+  auto model = random_model(21, false, false);
+  const std::vector<std::vector<int64_t>> sources = {{4, 5, 6}, {7, 8}};
+  Tensor mask;
+  const Tensor source = padded(sources, mask);
+  const Tensor memory = model->encode(source, mask).value();
+  DecoderCache cache = start_decoding(*model, memory, mask);
+  decode_step(*model, cache, {bos, bos});
+  decode_step(*model, cache, {4, 5});
+  // As beam search does: row 1 extended twice, row 0 once, in this order.
+  const std::vector<int64_t> parents = {1, 0, 1};
+  cache.reorder(parents);
+  CHECK(cache.rows() == 3);
+  const Tensor cached = decode_step(*model, cache, {6, 7, 8});
+  // The same prefixes (bos 5 6, bos 4 7, bos 5 8) with their sources, uncached.
+  const Tensor ids = Tensor::from_ids({bos, 5, 6, bos, 4, 7, bos, 5, 8}, {3, 3});
+  const Tensor rows = Tensor::from_ids(parents, {3});
+  const Tensor logits = model->decode(ids, Variable(index_select(memory, 0, rows)),
+                                      causal_mask(3), index_select(mask, 0, rows))
+                            .value();
+  CHECK(max_difference(cached, logits.narrow(1, 2, 1).reshape({3, -1})) < 1e-5);
+  CHECK(cache.source_of_row == std::vector<int64_t>{1, 0, 1});
+
+  // A reorder that keeps every row's source (rows 0 and 2 swap: both are source 1's) copies
+  // only the self-attention keys and values; the result is still the reordered prefixes'.
+  cache.reorder({2, 1, 0});
+  CHECK(cache.source_of_row == std::vector<int64_t>{1, 0, 1});
+  const Tensor swapped = decode_step(*model, cache, {4, 5, 6});
+  const Tensor swapped_ids = Tensor::from_ids({bos, 5, 8, 4, bos, 4, 7, 5, bos, 5, 6, 6}, {3, 4});
+  const Tensor swapped_logits = model->decode(swapped_ids, Variable(index_select(memory, 0, rows)),
+                                              causal_mask(4), index_select(mask, 0, rows))
+                                    .value();
+  CHECK(max_difference(swapped, swapped_logits.narrow(1, 3, 1).reshape({3, -1})) < 1e-5);
+  CHECK_THROWS_WITH(cache.reorder({0, 3}),
+                    Contains("DecoderCache::reorder: row 3 outside the cache's 3 rows"));
+}
+
+TEST_CASE("decode: with and without the cache, batched or alone, the same tokens",
+          "[decoder_cache]") {
+  // Many sources on several random models: greedy and beam 3, with the cache in batches of 64
+  // and of 5 (padding, rows leaving the batch), against the uncached reference.
+  const auto sources = random_sources(99, 40);
+  int64_t ended_by_eos = 0, total = 0;
+  for (uint64_t seed : {1, 2, 3}) {
+    const bool norm_first = seed == 2;
+    auto model = random_model(seed, norm_first, seed == 3);
+    // eos a little likelier, so outputs end both ways (eos and max_length).
+    if (model->output_projection) {
+      std::vector<double> bias(9, 0.0);
+      bias[eos] = 1.5;
+      model->output_projection->bias.mutable_value() = Tensor::from_vector(bias, {9});
+    }
+    for (const int64_t beam : {1, 3}) {
+      INFO("seed " << seed << ", beam " << beam);
+      const auto reference = decode(*model, sources, options(beam, false));
+      CHECK(decode(*model, sources, options(beam, true)) == reference);
+      CHECK(decode(*model, sources, options(beam, true, 5)) == reference);
+      // One at a time, as the translator's stdin did before it batched.
+      for (size_t i = 0; i < sources.size(); i += 7)
+        CHECK(decode(*model, {sources[i]}, options(beam, true))[0] == reference[i]);
+      for (const auto& output : reference) {
+        ended_by_eos += output.size() < 12;
+        ++total;
+      }
+    }
+  }
+  CHECK(ended_by_eos > 0);
+  CHECK(ended_by_eos < total);
+}
+
+TEST_CASE("decode_step: bad calls give clear errors", "[decoder_cache]") {
+  NoGradGuard no_grad;
+  auto model = random_model(5, false, false);
+  Tensor mask;
+  const Tensor memory = model->encode(padded({{4, 5}}, mask), mask).value();
+  DecoderCache cache = start_decoding(*model, memory, mask);
+  CHECK_THROWS_WITH(decode_step(*model, cache, {bos, bos}),
+                    Contains("decode_step: 2 tokens at position 0 for a cache of 1 rows"));
+  for (int64_t t = 0; t < 24; ++t) decode_step(*model, cache, {4});
+  CHECK_THROWS_WITH(decode_step(*model, cache, {4}), Contains("position 24") &&
+                                                         Contains("max_len 24"));
+  CHECK_THROWS_WITH(start_decoding(*model, Tensor::zeros({1, 2, 5})),
+                    Contains("start_decoding: memory [1, 2, 5]: expected [rows, S, 8]"));
+}
