@@ -18,7 +18,7 @@ source "$here/tiny_pairs.sh"
 rm -rf "$work"
 mkdir -p "$work"
 write_tiny_pairs "$work/pairs.tsv"
-"$binary" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$work/run" --epochs 2 \
+"$binary" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$work/run" --epochs 8 \
   > "$work/train.log" 2>&1 || { cat "$work/train.log"; exit 1; }
 
 sentences=("El gato come pan." "¿El perro tiene agua?" "El niño ve leche."
@@ -30,8 +30,12 @@ echo "atencion-translate | tools/export_torch.py:"
 paste -d '|' "$work/atencion.txt" "$work/torch.txt"
 diff "$work/atencion.txt" "$work/torch.txt" ||
   { echo "the torch export translates differently"; exit 1; }
+# The length rule, checked below: at most --max-length pieces.
+printf '%s\n' "${sentences[@]}" > "$work/sentences.txt"
+"$binary" translate --model "$work/run" --max-length 3 < "$work/sentences.txt" \
+  > "$work/atencion-max-length-3.txt"
 
 "$logits_program" "$work/run" "$work/logits.safetensors" "${sentences[@]}"
 "$python" "$here/../../tools/export_torch.py" save --model "$work/run" --out "$work/translator.pt"
 "$python" "$here/check_torch_export.py" "$work/run" "$work/logits.safetensors" \
-  "$work/translator.pt"
+  "$work/translator.pt" "$work/sentences.txt" "$work/atencion-max-length-3.txt"

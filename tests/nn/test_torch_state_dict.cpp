@@ -3,6 +3,10 @@
 // float64; the names and layouts go back to torch's; a name or shape that does not fit is a
 // clear error.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "fixture.h"
 #include "nn/masks.h"
@@ -164,6 +168,38 @@ TEST_CASE("torch_state_dict: torch's names and layouts, and back", "[torch]") {
   copy.to(DType::Float64);
   load_torch_state_dict(copy, torch_state);
   CHECK(copy.src_embedding->weight.dtype() == DType::Float64);
+}
+
+TEST_CASE("torch_state_dict: encoder and decoder layers have torch's layer keys", "[torch]") {
+  // sorted(torch.nn.TransformerEncoderLayer(8, 2, 16).state_dict()) and the decoder's, torch 1.13
+  const std::vector<std::string> encoder_keys = {
+      "linear1.bias", "linear1.weight", "linear2.bias", "linear2.weight", "norm1.bias",
+      "norm1.weight", "norm2.bias", "norm2.weight", "self_attn.in_proj_bias",
+      "self_attn.in_proj_weight", "self_attn.out_proj.bias", "self_attn.out_proj.weight"};
+  const std::vector<std::string> decoder_keys = {
+      "linear1.bias", "linear1.weight", "linear2.bias", "linear2.weight",
+      "multihead_attn.in_proj_bias", "multihead_attn.in_proj_weight",
+      "multihead_attn.out_proj.bias", "multihead_attn.out_proj.weight", "norm1.bias",
+      "norm1.weight", "norm2.bias", "norm2.weight", "norm3.bias", "norm3.weight",
+      "self_attn.in_proj_bias", "self_attn.in_proj_weight", "self_attn.out_proj.bias",
+      "self_attn.out_proj.weight"};
+  Generator generator(5);
+  const TransformerLayerConfig config{8, 2, 16, 0.0, false, false};
+  EncoderLayer encoder_layer(config, generator);
+  DecoderLayer decoder_layer(config, generator);
+  const auto keys = [](const Module& module) {
+    std::vector<std::string> names;
+    for (const auto& [key, tensor] : torch_state_dict(module)) names.push_back(key);
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  CHECK(keys(encoder_layer) == encoder_keys);
+  CHECK(keys(decoder_layer) == decoder_keys);
+  // And they load back: a layer's torch state into another layer.
+  EncoderLayer other(config, generator);
+  load_torch_state_dict(other, torch_state_dict(encoder_layer));
+  CHECK(other.feed_forward->linear1->weight.value().to_vector() ==
+        encoder_layer.feed_forward->linear1->weight.value().to_vector());
 }
 
 TEST_CASE("torch_state_dict: a name or shape that does not fit names the key and both shapes",
