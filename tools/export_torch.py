@@ -142,20 +142,19 @@ def torch_names(ours):
     """atencion's state dict (name -> tensor) under torch's names and layouts."""
     torch_state = {}
     for name, tensor in ours.items():
-        key = name
-        for kind in ("weight", "bias"):
-            if name.endswith("q_proj." + kind):
-                prefix = name[: -len("q_proj." + kind)]
-                blocks = [ours[prefix + p + "_proj." + kind] for p in "qkv"]
-                packed = kind == "bias" or all(b.shape == blocks[0].shape for b in blocks)
-                if packed:
-                    torch_state[rename(prefix + "in_proj_" + kind)] = torch.cat(blocks)
-                else:
-                    for p, block in zip("qkv", blocks):
-                        torch_state[rename(prefix + p + "_proj_" + kind)] = block
-        if any(name.endswith(p + "_proj." + kind) for p in "qkv" for kind in ("weight", "bias")):
-            continue  # written with its q_proj above
-        torch_state[rename(key)] = tensor
+        projection = next((p for p in "qkv" for kind in ("weight", "bias")
+                           if name.endswith(f"{p}_proj.{kind}")), None)
+        if projection is None:
+            torch_state[rename(name)] = tensor
+        elif projection == "q":  # the three projections are written when q's turn comes
+            kind = name.rsplit(".", 1)[1]
+            prefix = name[: -len("q_proj." + kind)]
+            blocks = [ours[f"{prefix}{p}_proj.{kind}"] for p in "qkv"]
+            if kind == "bias" or all(block.shape == blocks[0].shape for block in blocks):
+                torch_state[rename(prefix + "in_proj_" + kind)] = torch.cat(blocks)
+            else:
+                for p, block in zip("qkv", blocks):
+                    torch_state[rename(f"{prefix}{p}_proj_{kind}")] = block
     return torch_state
 
 

@@ -146,6 +146,15 @@ def check_finite(name, tensors):
             assert torch.isfinite(tensor).all(), f"{name}: {key} is not finite"
 
 
+def save_case(directory, name, tensors, metadata, generator):
+    """name.safetensors in directory, its metadata (all values as strings) naming the case and
+    the script that wrote it; used by the other fixture scripts."""
+    check_finite(name, tensors)
+    metadata = {key: str(value) for key, value in dict(metadata, case=name,
+                                                       generator=generator).items()}
+    save_safetensors(os.path.join(directory, name + ".safetensors"), tensors, metadata)
+
+
 def write(directory, name, tensors, metadata):
     check_finite(name, tensors)
     metadata = dict(metadata, case=name, generator=GENERATOR, loss="sum(output * grad_output)")

@@ -35,16 +35,13 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_torch import TorchTranslator  # noqa: E402
-from make_fixtures import Case, backward, check_finite, save_safetensors  # noqa: E402
+from make_fixtures import Case, backward, save_case  # noqa: E402
 
 GENERATOR = "tools/make_fixtures_torch.py"
 
 
 def save(directory, name, tensors, metadata):
-    check_finite(name, tensors)
-    metadata = {key: str(value) for key, value in dict(metadata, case=name,
-                                                       generator=GENERATOR).items()}
-    save_safetensors(os.path.join(directory, name + ".safetensors"), tensors, metadata)
+    save_case(directory, name, tensors, metadata, GENERATOR)
 
 
 def parameters_and_gradients(module):
