@@ -91,6 +91,7 @@ std::string stored_dtype_list() {
 std::optional<int64_t> decode_elements(StoredDType stored, const unsigned char* bytes,
                                        int64_t count, Tensor& out) {
   const std::size_t size = stored_dtype_size(stored);
+  if (count == 0) return std::nullopt;  // nothing to convert (and no buffer to memcpy from)
   switch (stored) {
     case StoredDType::F64:
     case StoredDType::F32:
