@@ -2,7 +2,10 @@
 // (tools/make_fixtures_torch.py) load into ours and give the same outputs and gradients in
 // float64; the names and layouts go back to torch's; a name or shape that does not fit is a
 // clear error.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <algorithm>
 #include <map>
 #include <string>
@@ -168,6 +171,26 @@ TEST_CASE("torch_state_dict: torch's names and layouts, and back", "[torch]") {
   copy.to(DType::Float64);
   load_torch_state_dict(copy, torch_state);
   CHECK(copy.src_embedding->weight.dtype() == DType::Float64);
+}
+
+TEST_CASE("torch_state_dict: load_torch_safetensors reads torch's names from a file", "[torch]") {
+  Fixture fixture("torch_mha_packed_f64");
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("atencion-torch-mha-" + std::to_string(::getpid()) + ".safetensors"))
+                               .string();
+  save_safetensors(path, fixture.parameters(), {}, {.floats = StoredFloats::F16});
+  Generator generator(1);
+  MultiHeadAttention attention(8, 2, generator);  // float32: the F16 values widen exactly
+  load_torch_safetensors(attention, path);
+  const std::vector<double> packed = fixture.tensor("param.in_proj_weight").to_vector();
+  const std::vector<double> key = attention.k_proj->weight.value().to_vector();
+  REQUIRE(key.size() == 64);
+  for (std::size_t i = 0; i < key.size(); ++i)  // K is rows [8, 16) of in_proj_weight
+    CHECK(key[i] == Approx(packed[64 + i]).epsilon(1e-3));  // float16: 11 significant bits
+  MultiHeadAttention wider(16, 2, generator);
+  CHECK_THROWS_WITH(load_torch_safetensors(wider, path),
+                    Contains(path + ": load_torch_state_dict: MultiHeadAttention"));
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("torch_state_dict: encoder and decoder layers have torch's layer keys", "[torch]") {
