@@ -167,6 +167,8 @@ def rename(name):
 
 def resolve_checkpoint(path):
     """The checkpoint directory `path` stands for, as examples/translate/checkpoint.h says."""
+    if not os.path.isdir(path):
+        raise SystemExit(f"export_torch: {path}: no such directory")
     if os.path.exists(os.path.join(path, "config.json")):
         return path
     latest = os.path.join(path, "latest")
