@@ -131,7 +131,8 @@ Encoder::Encoder(const TransformerLayerConfig& c, int64_t layer_count, Generator
   for (int64_t i = 0; i < layer_count; ++i)
     layers.push_back(register_module("layers." + std::to_string(i),
                                      std::make_shared<EncoderLayer>(c, generator)));
-  if (c.norm_first) norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model));
+  if (c.norm_first || c.final_norm)
+    norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model));
 }
 
 std::string Encoder::type_name() const {
@@ -151,7 +152,8 @@ Decoder::Decoder(const TransformerLayerConfig& c, int64_t layer_count, Generator
   for (int64_t i = 0; i < layer_count; ++i)
     layers.push_back(register_module("layers." + std::to_string(i),
                                      std::make_shared<DecoderLayer>(c, generator)));
-  if (c.norm_first) norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model));
+  if (c.norm_first || c.final_norm)
+    norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model));
 }
 
 std::string Decoder::type_name() const {
@@ -204,6 +206,7 @@ std::string Transformer::type_name() const {
        << ", d_model=" << config_.d_model << ", heads=" << config_.heads
        << ", layers=" << config_.encoder_layers << "+" << config_.decoder_layers
        << ", d_ff=" << config_.d_ff << ", " << (config_.norm_first ? "pre-norm" : "post-norm")
+       << (config_.final_norm && !config_.norm_first ? " with final norms" : "")
        << (config_.tie_target_embeddings ? ", tied output" : "") << ")";
   return text.str();
 }

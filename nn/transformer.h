@@ -13,7 +13,9 @@
 //   post-norm, the DEFAULT, as the paper:  x = LayerNorm(x + Dropout(Sublayer(x)))
 //   pre-norm, norm_first = true:           x = x + Dropout(Sublayer(LayerNorm(x))),
 //                                          plus a final LayerNorm after the last layer
-//                                          (Encoder::norm, Decoder::norm; absent in post-norm)
+//                                          (Encoder::norm, Decoder::norm; absent in post-norm
+//                                          unless final_norm = true, as torch.nn.Transformer
+//                                          always has them: nn/torch_state_dict.h)
 // Pre-norm trains more stably with many layers or without warm-up; post-norm is the paper's.
 //
 // Parameter names follow torch.nn.TransformerEncoderLayer / DecoderLayer where they can:
@@ -21,7 +23,8 @@
 //   encoder.layers.0.feed_forward.linear1.weight ...            (torch: ...layers.0.linear1)
 //   encoder.layers.0.norm1.weight, norm2                        decoder layers: norm1..3
 //   decoder.layers.0.cross_attn...                              (torch: ...multihead_attn)
-//   encoder.norm, decoder.norm (pre-norm only), src_embedding.weight, tgt_embedding.weight,
+//   encoder.norm, decoder.norm (pre-norm, or final_norm), src_embedding.weight,
+//   tgt_embedding.weight,
 //   output_projection.{weight,bias} (absent when tied to tgt_embedding).
 // Masks are Bool, true = may attend (nn/masks.h); an undefined Tensor means no mask.
 #pragma once
@@ -50,6 +53,9 @@ struct TransformerLayerConfig {
   int64_t d_ff = 2048;
   double dropout = 0.1;     // residual, feed-forward and attention-weight dropout
   bool norm_first = false;  // false: post-norm (the paper); true: pre-norm
+  // A LayerNorm after the last layer of the stack (Encoder::norm, Decoder::norm) in post-norm
+  // too, as torch.nn.Transformer has; pre-norm always has one.
+  bool final_norm = false;
 };
 
 class EncoderLayer : public Module {
@@ -95,7 +101,7 @@ class Encoder : public Module {
   std::string type_name() const override;
 
   std::vector<std::shared_ptr<EncoderLayer>> layers;
-  std::shared_ptr<LayerNorm> norm;  // pre-norm only; null in post-norm
+  std::shared_ptr<LayerNorm> norm;  // pre-norm or final_norm; else null
 };
 
 class Decoder : public Module {
@@ -106,7 +112,7 @@ class Decoder : public Module {
   std::string type_name() const override;
 
   std::vector<std::shared_ptr<DecoderLayer>> layers;
-  std::shared_ptr<LayerNorm> norm;  // pre-norm only; null in post-norm
+  std::shared_ptr<LayerNorm> norm;  // pre-norm or final_norm; else null
 };
 
 struct TransformerConfig {
@@ -122,8 +128,11 @@ struct TransformerConfig {
   bool norm_first = false;     // false: post-norm, as the paper
   bool tie_target_embeddings = false;  // output projection = tgt_embedding.weight (no bias)
   int64_t padding_idx = -1;    // id of the padding token in both vocabularies (-1: none)
+  bool final_norm = false;     // post-norm with torch's final LayerNorms (TransformerLayerConfig)
 
-  TransformerLayerConfig layer() const { return {d_model, heads, d_ff, dropout, norm_first}; }
+  TransformerLayerConfig layer() const {
+    return {d_model, heads, d_ff, dropout, norm_first, final_norm};
+  }
 };
 
 class Transformer : public Module {

@@ -15,6 +15,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "tensor/safetensors_dtypes.h"
+
 namespace atencion {
 namespace {
 
@@ -28,26 +30,6 @@ constexpr const char* kMetadataKey = "__metadata__";
 // A header larger than this is taken as a corrupt length, not as a real header (the same limit
 // as Hugging Face's reader).
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
-
-const char* safetensors_dtype(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return "F32";
-    case DType::Float64: return "F64";
-    case DType::Int64: return "I64";
-    case DType::Bool: return "BOOL";
-  }
-  throw std::invalid_argument("save_safetensors: unknown dtype");
-}
-
-bool parse_safetensors_dtype(const std::string& name, DType& dtype) {
-  for (DType candidate : {DType::Float32, DType::Float64, DType::Int64, DType::Bool}) {
-    if (name == safetensors_dtype(candidate)) {
-      dtype = candidate;
-      return true;
-    }
-  }
-  return false;
-}
 
 std::string offsets_to_string(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
@@ -77,7 +59,7 @@ class LoadError {
 // One tensor's entry in the header.
 struct Entry {
   std::string name;
-  DType dtype = DType::Float32;
+  StoredDType stored = StoredDType::F32;  // as in the file; loaded as loaded_dtype(stored)
   Shape shape;
   uint64_t begin = 0;  // byte range in the data section
   uint64_t end = 0;
@@ -119,12 +101,15 @@ Entry parse_entry(const std::string& name, const Json& value, uint64_t data_size
   Entry entry;
   entry.name = name;
   const Json& dtype = value["dtype"];
-  if (!dtype.is_string() || !parse_safetensors_dtype(dtype.get<std::string>(), entry.dtype)) {
-    error.tensor(name, "unknown dtype " + dtype.dump() + " (expected F32, F64, I64 or BOOL)");
+  const std::optional<StoredDType> stored =
+      dtype.is_string() ? parse_stored_dtype(dtype.get<std::string>()) : std::nullopt;
+  if (!stored) {
+    error.tensor(name, "unknown dtype " + dtype.dump() + " (expected " + stored_dtype_list() + ")");
   }
+  entry.stored = *stored;
 
   // Element count × element size, guarding every product against overflow.
-  uint64_t nbytes = dtype_size(entry.dtype);
+  uint64_t nbytes = stored_dtype_size(entry.stored);
   for (uint64_t size : read_unsigned_array(value["shape"], "shape", name, error)) {
     if (size > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(nbytes, size, &nbytes)) {
       error.tensor(name, "shape " + value["shape"].dump() + " is too large");
@@ -288,18 +273,28 @@ bool write_all(int descriptor, const char* bytes, std::size_t size) {
 }  // namespace
 
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
-                      const SafetensorsMetadata& metadata) {
+                      const SafetensorsMetadata& metadata, const SafetensorsSaveOptions& options) {
   check_names(path, tensors);
 
-  // Row-major copies of views, and the header that says where each one goes.
+  // Each tensor as it goes to the file: a row-major copy of a view, or its F16/BF16 rounding;
+  // and the header that says where each one goes.
   std::vector<Tensor> contiguous;
+  std::vector<std::string> narrowed;  // per tensor: its 16-bit bytes, or empty
   Json header = Json::object();
   if (!metadata.empty()) header[kMetadataKey] = metadata;
   uint64_t data_size = 0;
   for (const auto& [name, tensor] : tensors) {
-    contiguous.push_back(tensor.contiguous());
-    const uint64_t nbytes = static_cast<uint64_t>(tensor.numel()) * dtype_size(tensor.dtype());
-    header[name] = {{"dtype", safetensors_dtype(tensor.dtype())},
+    StoredDType stored = stored_dtype_of(tensor.dtype());
+    if (is_floating(tensor.dtype()) && options.floats != StoredFloats::AsIs) {
+      stored = options.floats == StoredFloats::F16 ? StoredDType::F16 : StoredDType::BF16;
+      narrowed.push_back(encode_as_16_bit(stored, tensor));
+      contiguous.emplace_back();
+    } else {
+      narrowed.emplace_back();
+      contiguous.push_back(tensor.contiguous());
+    }
+    const uint64_t nbytes = static_cast<uint64_t>(tensor.numel()) * stored_dtype_size(stored);
+    header[name] = {{"dtype", stored_dtype_name(stored)},
                     {"shape", tensor.shape()},
                     {"data_offsets", {data_size, data_size + nbytes}}};
     data_size += nbytes;
@@ -325,8 +320,12 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
   }
   bool written = write_all(descriptor, reinterpret_cast<const char*>(length_bytes), 8) &&
                  write_all(descriptor, header_text.data(), header_text.size());
-  for (const Tensor& tensor : contiguous) {
-    if (!written) break;
+  for (std::size_t i = 0; i < contiguous.size() && written; ++i) {
+    const Tensor& tensor = contiguous[i];
+    if (!tensor.defined()) {
+      written = write_all(descriptor, narrowed[i].data(), narrowed[i].size());
+      continue;
+    }
     const std::size_t nbytes =
         static_cast<std::size_t>(tensor.numel()) * dtype_size(tensor.dtype());
     const char* bytes = static_cast<const char*>(tensor.storage()->data()) +
@@ -358,23 +357,30 @@ std::map<std::string, Tensor> load_safetensors(const std::string& path) {
   const LoadError error(path);
 
   std::map<std::string, Tensor> tensors;
+  std::vector<unsigned char> bytes;
   for (const Entry& entry : header.entries) {
-    Tensor tensor = Tensor::empty(entry.shape, entry.dtype);
-    char* bytes = static_cast<char*>(tensor.storage()->data());
     const uint64_t nbytes = entry.end - entry.begin;
+    bytes.resize(nbytes);
     file.seekg(static_cast<std::streamoff>(header.data_start + entry.begin));
-    if (!file.read(bytes, static_cast<std::streamsize>(nbytes))) {
+    if (!file.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(nbytes))) {
       error.io("tensor '" + entry.name + "': cannot read " + std::to_string(nbytes) +
                " bytes at file offset " + std::to_string(header.data_start + entry.begin));
     }
-    if (entry.dtype == DType::Bool) {
-      for (uint64_t i = 0; i < nbytes; ++i) {
-        if (bytes[i] != 0 && bytes[i] != 1) {
-          error.tensor(entry.name, "BOOL element " + std::to_string(i) + " is byte " +
-                                       std::to_string(static_cast<unsigned char>(bytes[i])) +
-                                       ", not 0 or 1");
-        }
+    // The stored elements, converted to our dtype (tensor/safetensors_dtypes.h).
+    Tensor tensor = Tensor::empty(entry.shape, loaded_dtype(entry.stored));
+    const std::optional<int64_t> bad =
+        decode_elements(entry.stored, bytes.data(), tensor.numel(), tensor);
+    if (bad) {
+      const unsigned char* element = bytes.data() + *bad * stored_dtype_size(entry.stored);
+      if (entry.stored == StoredDType::BOOL) {
+        error.tensor(entry.name, "BOOL element " + std::to_string(*bad) + " is byte " +
+                                     std::to_string(*element) + ", not 0 or 1");
       }
+      uint64_t value = 0;
+      std::memcpy(&value, element, sizeof value);
+      error.tensor(entry.name, "U64 element " + std::to_string(*bad) + " is " +
+                                   std::to_string(value) +
+                                   ", above the int64 maximum 9223372036854775807 it loads as");
     }
     tensors.emplace(entry.name, std::move(tensor));
   }

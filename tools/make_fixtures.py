@@ -62,9 +62,16 @@ import math
 import os
 import sys
 
+import numpy
 import torch
 
-DTYPE_NAMES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.bool: "BOOL"}
+# Every dtype of the safetensors format: torch 1.13 has no uint16/32/64, so those come as numpy
+# arrays.
+DTYPE_NAMES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.bool: "BOOL",
+               torch.float16: "F16", torch.bfloat16: "BF16", torch.int32: "I32",
+               torch.int16: "I16", torch.int8: "I8", torch.uint8: "U8"}
+NUMPY_DTYPE_NAMES = {numpy.dtype("<u2"): "U16", numpy.dtype("<u4"): "U32",
+                     numpy.dtype("<u8"): "U64"}
 GENERATOR = "tools/make_fixtures.py"
 
 
@@ -78,9 +85,15 @@ def save_safetensors(path, tensors, metadata):
     chunks = []
     offset = 0
     for name in sorted(tensors):
-        tensor = tensors[name].detach().contiguous()
-        data = tensor.numpy().tobytes()
-        header[name] = {"dtype": DTYPE_NAMES[tensor.dtype], "shape": list(tensor.shape),
+        if isinstance(tensors[name], numpy.ndarray):
+            array = tensors[name]
+            data, dtype, shape = array.tobytes(), NUMPY_DTYPE_NAMES[array.dtype], array.shape
+        else:
+            tensor = tensors[name].detach().contiguous()
+            # numpy has no bfloat16: its bits go out as int16.
+            bits = tensor.view(torch.int16) if tensor.dtype == torch.bfloat16 else tensor
+            data, dtype, shape = bits.numpy().tobytes(), DTYPE_NAMES[tensor.dtype], tensor.shape
+        header[name] = {"dtype": dtype, "shape": list(shape),
                         "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
@@ -133,6 +146,15 @@ def check_finite(name, tensors):
             assert torch.isfinite(tensor).all(), f"{name}: {key} is not finite"
 
 
+def save_case(directory, name, tensors, metadata, generator):
+    """name.safetensors in directory, its metadata (all values as strings) naming the case and
+    the script that wrote it; used by the other fixture scripts."""
+    check_finite(name, tensors)
+    metadata = {key: str(value) for key, value in dict(metadata, case=name,
+                                                       generator=generator).items()}
+    save_safetensors(os.path.join(directory, name + ".safetensors"), tensors, metadata)
+
+
 def write(directory, name, tensors, metadata):
     check_finite(name, tensors)
     metadata = dict(metadata, case=name, generator=GENERATOR, loss="sum(output * grad_output)")
@@ -154,6 +176,50 @@ def format_fixture(directory):
     }
     save_safetensors(os.path.join(directory, "format.safetensors"), tensors,
                      {"generator": GENERATOR, "purpose": "format check"})
+
+
+def dtypes_fixture(directory):
+    """The dtypes torch checkpoints use besides ours, with their extremes, to test how
+    load_safetensors converts them (tests/tensor/test_safetensors_dtypes.cpp):
+      f16, bf16                  16-bit floats: ±0, normals, the largest finite, the smallest
+                                 normal and subnormals, ±inf, NaN; <name>.as_f32 is torch's
+                                 exact widening .float()
+      f16.from_f32, f16.from_f64, bf16.from_f32
+                                 float32 / float64 values with rounding ties, overflow and
+                                 underflow; <name>.rounded is torch's .half() / .bfloat16() of them
+      i32, i16, i8, u8           torch integers at both ends of their range
+      u16, u32, u64              the same, from numpy (torch 1.13 has no unsigned types but u8)"""
+    inf, nan = math.inf, math.nan
+    f16 = torch.tensor([0.0, -0.0, 1.0, -2.5, 65504.0, -65504.0, 2.0**-14, 2.0**-24,
+                        3 * 2.0**-24, 1023 * 2.0**-24, inf, -inf, nan, 1 / 3, 0.1],
+                       dtype=torch.float64).half()
+    bf16 = torch.tensor([0.0, -0.0, 1.0, -2.5, 3.3895313892515355e38, 2.0**-126, 2.0**-133,
+                         inf, -inf, nan, 1 / 3, 0.1], dtype=torch.float64).bfloat16()
+    f16_from_f32 = torch.tensor([1 + 2.0**-11, 1 + 3 * 2.0**-11, 65519.0, 65520.0, -70000.0,
+                                 2.0**-25, 3 * 2.0**-26, 1.5 * 2.0**-24, 2.5 * 2.0**-24, 1e-10,
+                                 -1e-10, nan, 1 / 3, 0.1, 2.0**-14 - 2.0**-26],
+                                dtype=torch.float32)
+    # 1 + 2^-11 + 2^-40 rounds to 1 + 2^-11 in float32 and then, a tie, to 1 in float16; rounded
+    # at once it would be 1 + 2^-10. torch goes through float32.
+    f16_from_f64 = torch.tensor([1 + 2.0**-11 + 2.0**-40, 0.1, -1e300, 1e-300],
+                                dtype=torch.float64)
+    bf16_from_f32 = torch.tensor([1 + 2.0**-8, 1 + 3 * 2.0**-8, 3.4028234663852886e38, -1e-40,
+                                  nan, 1 / 3, 0.1, -inf], dtype=torch.float32)
+    tensors = {
+        "f16": f16, "f16.as_f32": f16.float(), "bf16": bf16, "bf16.as_f32": bf16.float(),
+        "f16.from_f32": f16_from_f32, "f16.from_f32.rounded": f16_from_f32.half(),
+        "f16.from_f64": f16_from_f64, "f16.from_f64.rounded": f16_from_f64.half(),
+        "bf16.from_f32": bf16_from_f32, "bf16.from_f32.rounded": bf16_from_f32.bfloat16(),
+        "i32": torch.tensor([-2**31, -1, 0, 2**31 - 1], dtype=torch.int32),
+        "i16": torch.tensor([[-2**15, -1], [0, 2**15 - 1]], dtype=torch.int16),
+        "i8": torch.tensor([-128, -1, 0, 127], dtype=torch.int8),
+        "u8": torch.tensor([0, 1, 128, 255], dtype=torch.uint8),
+        "u16": numpy.array([0, 1, 2**15, 2**16 - 1], dtype="<u2"),
+        "u32": numpy.array([0, 1, 2**31, 2**32 - 1], dtype="<u4"),
+        "u64": numpy.array([0, 1, 2**32, 2**63 - 1], dtype="<u8"),
+    }
+    save_safetensors(os.path.join(directory, "dtypes.safetensors"), tensors,
+                     {"generator": GENERATOR, "purpose": "every safetensors dtype"})
 
 
 def linear_fixture(directory, *, bias, dtype, seed):
@@ -354,6 +420,7 @@ def main():
     torch.set_num_threads(1)  # the same sums in the same order on every run
 
     format_fixture(directory)
+    dtypes_fixture(directory)
     for dtype in (torch.float64, torch.float32):
         linear_fixture(directory, bias=True, dtype=dtype, seed=1)
     linear_fixture(directory, bias=False, dtype=torch.float64, seed=2)

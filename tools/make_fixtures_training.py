@@ -49,16 +49,13 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from make_fixtures import Case, check_finite, save_safetensors, split_in_projection, suffix  # noqa: E402
+from make_fixtures import Case, save_case, split_in_projection, suffix  # noqa: E402
 
 GENERATOR = "tools/make_fixtures_training.py"
 
 
 def save(directory, name, tensors, metadata):
-    check_finite(name, tensors)
-    metadata = {key: str(value) for key, value in dict(metadata, case=name,
-                                                       generator=GENERATOR).items()}
-    save_safetensors(os.path.join(directory, name + ".safetensors"), tensors, metadata)
+    save_case(directory, name, tensors, metadata, GENERATOR)
 
 
 # ---- optimizers ---------------------------------------------------------------------------

@@ -276,9 +276,9 @@ TEST_CASE("safetensors: each kind of corrupt header is a clear error", "[safeten
              Contains(prefix + "header is not valid JSON"));
   CHECK_THAT(load_error(assemble("[1, 2]", data_bytes(8))),
              Contains(prefix + "header is not a JSON object"));
-  CHECK_THAT(load_error(assemble(R"({"w":{"dtype":"F16","shape":[2],"data_offsets":[0,8]}})",
+  CHECK_THAT(load_error(assemble(R"({"w":{"dtype":"F8_E5M2","shape":[2],"data_offsets":[0,8]}})",
                                  data_bytes(8))),
-             Contains(prefix + "tensor 'w': unknown dtype \"F16\""));
+             Contains(prefix + "tensor 'w': unknown dtype \"F8_E5M2\""));
   CHECK_THAT(load_error(assemble(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})",
                                  data_bytes(8))),
              Contains(prefix + "tensor 'w': shape [3] of F32 needs 12 bytes but data_offsets "
