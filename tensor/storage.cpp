@@ -6,6 +6,7 @@
 // only Tensor::uninitialized, for kernels that overwrite every byte, skips that pass.
 #include <malloc.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -40,7 +41,20 @@ void keep_freed_memory_in_the_heap() {
     mallopt(M_TRIM_THRESHOLD, kReturnFreeMemoryPast);
   });
 }
+std::atomic<std::size_t> live_storage_bytes{0};
+std::atomic<std::size_t> peak_storage_bytes{0};
+
+void count_allocation(std::size_t nbytes) {
+  const std::size_t live = live_storage_bytes.fetch_add(nbytes) + nbytes;
+  std::size_t peak = peak_storage_bytes.load();
+  while (live > peak && !peak_storage_bytes.compare_exchange_weak(peak, live)) {
+  }
+}
 }  // namespace
+
+std::size_t Storage::live_bytes() { return live_storage_bytes.load(); }
+std::size_t Storage::peak_bytes() { return peak_storage_bytes.load(); }
+void Storage::reset_peak_bytes() { peak_storage_bytes.store(live_storage_bytes.load()); }
 
 Storage::Storage(std::size_t nbytes, bool zero_fill) : nbytes_(nbytes) {
   keep_freed_memory_in_the_heap();
@@ -49,8 +63,12 @@ Storage::Storage(std::size_t nbytes, bool zero_fill) : nbytes_(nbytes) {
   data_ = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
   if (data_ == nullptr) throw std::bad_alloc();
   if (zero_fill) std::memset(data_, 0, rounded == 0 ? kAlignment : rounded);
+  count_allocation(nbytes_);
 }
 
-Storage::~Storage() { std::free(data_); }
+Storage::~Storage() {
+  live_storage_bytes.fetch_sub(nbytes_);
+  std::free(data_);
+}
 
 }  // namespace atencion
