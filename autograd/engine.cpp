@@ -47,20 +47,24 @@ std::vector<std::shared_ptr<Node>> postorder_from(const std::shared_ptr<Node>& r
   return order;
 }
 
-// gradient arriving at `input` from the backward of `producer` must match the input's value.
+// gradient arriving at `input` from the backward of `producer` must match the input's value
+// (its shape and dtype, kept when the value itself was dropped: autograd/variable.h).
 void check_gradient(const Node& producer, std::size_t input_index, const Node& input,
                     const Tensor& gradient) {
-  if (gradient.shape() != input.value.shape()) {
+  const bool held = input.value.defined();
+  const Shape& shape = held ? input.value.shape() : input.dropped_shape;
+  const DType dtype = held ? input.value.dtype() : input.dropped_dtype;
+  if (gradient.shape() != shape) {
     throw std::invalid_argument(
         "backward: '" + op_name(producer) + "' produced a gradient of shape " +
         shape_to_string(gradient.shape()) + " for its input " + std::to_string(input_index) +
-        " of shape " + shape_to_string(input.value.shape()));
+        " of shape " + shape_to_string(shape));
   }
-  if (gradient.dtype() != input.value.dtype()) {
+  if (gradient.dtype() != dtype) {
     throw std::invalid_argument(
         "backward: '" + op_name(producer) + "' produced a " + dtype_name(gradient.dtype()) +
         " gradient for its input " + std::to_string(input_index) + " of dtype " +
-        dtype_name(input.value.dtype()));
+        dtype_name(dtype));
   }
 }
 

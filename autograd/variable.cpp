@@ -51,10 +51,54 @@ Variable::Variable(Tensor value, bool requires_grad) : node_(std::make_shared<No
     throw std::invalid_argument("Variable: the value tensor is undefined");
   }
   node_->value = std::move(value);
+  hold();
   set_requires_grad(requires_grad);
 }
 
-const Tensor& Variable::value() const { return checked(node_, "value")->value; }
+// ---- handles: a node keeps its value while a Variable can read it ------------------------------
+
+Variable::Variable(std::shared_ptr<Node> node) : node_(std::move(node)) { hold(); }
+Variable::Variable(const Variable& other) : node_(other.node_) { hold(); }
+Variable::Variable(Variable&& other) noexcept : node_(std::move(other.node_)) {}
+Variable& Variable::operator=(const Variable& other) {
+  if (node_ != other.node_) {
+    let_go();
+    node_ = other.node_;
+    hold();
+  }
+  return *this;
+}
+Variable& Variable::operator=(Variable&& other) noexcept {
+  if (this != &other) {
+    let_go();
+    node_ = std::move(other.node_);
+  }
+  return *this;
+}
+Variable::~Variable() { let_go(); }
+
+void Variable::hold() {
+  if (node_) node_->handles.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Variable::let_go() {
+  if (!node_ || node_->handles.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  // No Variable can read the value any more. The graph may still hold the node (a later op's
+  // input), but it needs only the shape and dtype; what a backward needs of the value, its
+  // closure saved. A non-leaf that keeps its .grad keeps its value too (as retain_grad says).
+  if (node_->retains_grad || !node_->value.defined()) return;
+  node_->dropped_shape = node_->value.shape();
+  node_->dropped_dtype = node_->value.dtype();
+  node_->value = Tensor();
+}
+
+const Tensor& Variable::value() const {
+  const Tensor& value = checked(node_, "value")->value;
+  if (!value.defined())
+    throw std::logic_error("Variable::value: the value of '" + node_->op + "' was dropped when "
+                           "its last Variable went; keep a Variable to read it");
+  return value;
+}
 
 Tensor& Variable::mutable_value() { return checked(node_, "mutable_value")->value; }
 

@@ -12,8 +12,15 @@
 //  * After backward the graph's closures are released unless retain_graph is true; a second
 //    backward through a released graph throws.
 //  * Inside a NoGradGuard scope, ops record nothing and their results do not require grad.
+//
+// Memory: a node's value is held for the Variables that can read it. When the last Variable
+// handle to a node goes (say, the output of a Linear once the next op has used it), the node
+// drops its value: the graph keeps only what the backward closures saved (often nothing of
+// that value: relu keeps a Bool mask, add keeps shapes), as PyTorch frees an intermediate
+// result that no backward saved. docs/02-autograd.md#what-the-graph-keeps
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -39,6 +46,9 @@ struct Node {
   BackwardFn backward;                        // empty for leaves
   bool released = false;                      // backward ran and dropped its closure
   bool retains_grad = false;                  // a non-leaf asked to keep its .grad
+  std::atomic<int> handles{0};  // Variables pointing here; at 0 the value is dropped
+  Shape dropped_shape;          // the value's shape and dtype once it is dropped, for the
+  DType dropped_dtype{};        //   backward's checks of the gradients that reach this node
 
   Node() = default;
   Node(const Node&) = delete;
@@ -52,7 +62,12 @@ class Variable {
  public:
   Variable() = default;
   explicit Variable(Tensor value, bool requires_grad = false);
-  explicit Variable(std::shared_ptr<Node> node) : node_(std::move(node)) {}
+  explicit Variable(std::shared_ptr<Node> node);
+  Variable(const Variable& other);
+  Variable(Variable&& other) noexcept;
+  Variable& operator=(const Variable& other);
+  Variable& operator=(Variable&& other) noexcept;
+  ~Variable();
 
   bool defined() const { return node_ != nullptr; }
   const Tensor& value() const;
@@ -82,6 +97,9 @@ class Variable {
   const std::shared_ptr<Node>& node() const { return node_; }
 
  private:
+  void hold();     // counts this handle on its node
+  void let_go();  // uncounts it; the last handle out drops the node's value
+
   std::shared_ptr<Node> node_;
 };
 

@@ -2,13 +2,14 @@
 """bench/compare.py — atencion's benchmarks next to PyTorch and OpenBLAS, in one run.
 
 Runs the Google Benchmark programs of bench/ (JSON output) and the same cases in PyTorch and in
-OpenBLAS's cblas_sgemm (through ctypes), twice for OpenBLAS: once with this machine's
-OPENBLAS_CORETYPE (Haswell kernels, AVX2) and once with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE
-unset (OpenBLAS picks its own kernels, AVX-512 here). Every backend runs in its own process
-with the same number of threads; the rounds alternate between backends so that a busy moment
-on a shared machine does not fall on one column only, and each cell is the best of the rounds.
-Prints a markdown table of the rates and of atencion's ratios (docs/performance.md), and for
-the cases that run alone in a process (a training step) the peak RSS of each side's process.
+OpenBLAS's cblas_sgemm (through ctypes), each baseline over a small grid of settings (see
+backends(): threads of each pool, OPENBLAS_CORETYPE as set or unset), and compares atencion with
+each baseline at its BEST setting, which the table names. Every setting runs in its own process;
+the rounds alternate between them so that a busy moment on a shared machine does not fall on one
+column only, and each figure is the best of the rounds. Prints a markdown table of the rates,
+atencion's ratios and its fraction of the machine's measured FMA peak (bench_peak), the peak RSS
+of the cases that run alone in a process (a training step) and the page faults and system time of
+atencion's steps (docs/performance.md).
 
     /usr/bin/python3 bench/compare.py --build build            # every case
     /usr/bin/python3 bench/compare.py --build build --filter 'matmul/(512|1024)' --rounds 5
@@ -16,10 +17,7 @@ the cases that run alone in a process (a training step) the peak RSS of each sid
 Adding a case: append a Case to CASES with the program and benchmark name that measure it in
 C++, the metric that program reports as a counter, and a `setup` ("pytorch", "openblas") that
 builds the inputs and returns a function doing one unit of work (e.g. one forward+backward).
-Each setup runs under every backend (column) that names it; columns without one show "—".
-PyTorch runs twice, with OpenBLAS's threads as many as ours and held to one (its step is faster
-so here: its OpenMP ops and OpenBLAS's own threads compete for the cores), and the ratio is
-taken against the faster.
+Each setup runs under every setting of its baseline; a case without one shows "—".
 """
 
 import argparse
@@ -109,7 +107,7 @@ def matmul_case(name, batch, m, n, k, trans_a=False, trans_b=False):
     args = (batch, m, n, k, trans_a, trans_b)
     return Case(name, "bench_matmul", "gflops", 2.0 * batch * m * n * k * 1e-9, {
         "pytorch": torch_matmul_setup(*args),
-        "openblas": openblas_matmul_setup(*args),  # run with both core types (BACKENDS)
+        "openblas": openblas_matmul_setup(*args),  # run with every core type (backends())
     })
 
 
@@ -123,6 +121,10 @@ for size in (64, 128, 256, 512, 1024, 2048):
 CASES.append(matmul_case("bmm/64x64x64x64", 64, 64, 64, 64))
 # The float32 micro-kernel alone on one thread: atencion's own ceiling, no other backend.
 CASES.append(Case("micro_kernel/f32", "bench_matmul", "gflops", 0.0))
+# The machine's FMA peak on one thread and on all of them (bench_peak.cpp): every GFLOP/s figure
+# is also shown as a fraction of it. PEAK_ALL_THREADS is set once --threads is known.
+PEAK_ONE_THREAD = "peak/fma/threads:1"
+PEAK_ALL_THREADS = PEAK_ONE_THREAD
 
 
 def torch_attention_setup(batch, tokens, d_model, heads, backward):
@@ -211,21 +213,44 @@ for name, (d_model, d_ff, vocabulary, batch, tokens) in [("tiny", (128, 512, 400
 
 # ---- backends -------------------------------------------------------------------------------
 
-BACKENDS = {
-    # column title, environment changes for its process (None removes a variable), and which of
-    # a case's setups it runs
-    "pytorch": ("PyTorch", {}, "pytorch"),
-    # Debian's PyTorch multiplies through OpenBLAS (pthreads) while its own ops use OpenMP; in a
-    # training step the two pools of threads compete for the same cores. With OpenBLAS held to
-    # one thread the step runs faster here; the ratio is taken against the better setting.
-    "pytorch_blas1": ("PyTorch, 1 BLAS thread", {"OPENBLAS_NUM_THREADS": "1"}, "pytorch"),
-    "openblas_haswell": ("OpenBLAS Haswell", {"OPENBLAS_CORETYPE": os.environ.get(
-        "OPENBLAS_CORETYPE", "Haswell")}, "openblas"),
-    "openblas_auto": ("OpenBLAS auto", {"OPENBLAS_CORETYPE": None, "OPENBLAS_L2_SIZE": None},
-                      "openblas"),
-}
-PYTORCH_COLUMNS = ("pytorch", "pytorch_blas1")
-OPENBLAS_COLUMNS = ("openblas_haswell", "openblas_auto")
+
+@dataclass
+class Backend:
+    title: str  # what the column or the winning setting is called
+    setup: str  # which of a case's setups it runs: "pytorch" or "openblas"
+    env: Dict[str, Optional[str]]  # changes to its process's environment (None removes one)
+    setup_threads: int  # the threads argument its setups get (torch's intra-op threads)
+
+
+def backends(threads: int) -> Dict[str, Backend]:
+    """Every setting each baseline runs with; a baseline's figure is the best of its settings.
+
+    PyTorch's best setting is not one to guess: Debian's torch multiplies through OpenBLAS
+    (its own pthreads) while its other ops use OpenMP (intra-op threads), and the two pools of
+    threads compete for the same cores; on an AVX-512 machine, OPENBLAS_CORETYPE (set to
+    Haswell on some machines) holds OpenBLAS to its AVX2 kernels. So PyTorch runs with intra-op
+    threads x OpenBLAS threads in {1, threads} x {the core type as set, unset}, and OpenBLAS
+    alone with {the core type as set, unset}. A core type "as set" that is not set is the same
+    setting as "unset", and runs once."""
+    core_types = {"auto": {"OPENBLAS_CORETYPE": None, "OPENBLAS_L2_SIZE": None}}
+    if os.environ.get("OPENBLAS_CORETYPE"):
+        core_types[os.environ["OPENBLAS_CORETYPE"]] = {}
+    counts = sorted({1, threads})
+    result: Dict[str, Backend] = {}
+    for core_type, core_env in core_types.items():
+        for intra_op in counts:
+            for blas in counts:
+                result[f"pytorch_i{intra_op}_b{blas}_{core_type}"] = Backend(
+                    f"PyTorch {intra_op} intra-op, {blas} BLAS, {core_type}", "pytorch",
+                    dict(core_env, OMP_NUM_THREADS=str(intra_op), OPENBLAS_NUM_THREADS=str(blas)),
+                    intra_op)
+        result[f"openblas_{core_type}"] = Backend(f"OpenBLAS {core_type}", "openblas",
+                                                  dict(core_env), threads)
+    return result
+
+
+def columns_of(all_backends: Dict[str, Backend], setup: str) -> List[str]:
+    return [name for name, backend in all_backends.items() if backend.setup == setup]
 
 
 def best_rate(run: Callable[[], None], work: float, min_time: float) -> float:
@@ -242,11 +267,12 @@ def best_rate(run: Callable[[], None], work: float, min_time: float) -> float:
 
 def worker(backend: str, names: List[str], threads: int, min_time: float) -> None:
     """Runs in a child process: measures the named cases on one backend, prints JSON."""
+    chosen = backends(threads)[backend]
     results = {}
     for case in CASES:
-        if case.name in names and BACKENDS[backend][2] in case.setups:
-            setup = case.setups[BACKENDS[backend][2]]
-            results[case.name] = best_rate(setup(threads), case.work, min_time)
+        if case.name in names and chosen.setup in case.setups:
+            setup = case.setups[chosen.setup]
+            results[case.name] = best_rate(setup(chosen.setup_threads), case.work, min_time)
     print(json.dumps(results))
 
 
@@ -283,19 +309,23 @@ def process_groups(cases: List[Case]) -> List[List[Case]]:
 
 def run_backend(backend: str, cases: List[Case], args,
                 peak_rss: Dict[str, float]) -> Dict[str, float]:
+    chosen = backends(args.threads)[backend]
     results = {}
-    for group in process_groups([c for c in cases if BACKENDS[backend][2] in c.setups]):
+    for group in process_groups([c for c in cases if chosen.setup in c.setups]):
         command = [sys.executable, os.path.abspath(__file__), "--worker", backend,
                    "--threads", str(args.threads), "--min-time", str(args.min_time),
                    "--cases", json.dumps([c.name for c in group])]
-        output, peak = run_child(command, child_environment(BACKENDS[backend][1], args.threads))
+        output, peak = run_child(command, child_environment(chosen.env, args.threads))
         results.update(json.loads(output.strip().splitlines()[-1]))
         if group[0].own_process:
             peak_rss[group[0].name] = peak
     return results
 
 
-def run_atencion(cases: List[Case], args, peak_rss: Dict[str, float]) -> Dict[str, float]:
+def run_atencion(cases: List[Case], args, peak_rss: Dict[str, float],
+                 counters: Dict[str, Dict[str, float]]) -> Dict[str, float]:
+    """Runs atencion's benchmark programs; returns each case's figure and keeps each case's
+    other counters (page faults, system time) of the last round in `counters`."""
     results = {}
     groups = [group for program in sorted({c.program for c in cases})
               for group in process_groups([c for c in cases if c.program == program])]
@@ -312,6 +342,8 @@ def run_atencion(cases: List[Case], args, peak_rss: Dict[str, float]) -> Dict[st
             case = next((c for c in wanted if c.name == entry["name"]), None)
             if case is not None and case.metric in entry:
                 results[case.name] = entry[case.metric]
+                counters[case.name] = {key: value for key, value in entry.items()
+                                       if isinstance(value, float)}
     return results
 
 
@@ -328,38 +360,78 @@ def format_ratio(ours: Optional[float], theirs: Optional[float]) -> str:
     return "—" if ours is None or not theirs else f"{ours / theirs:.2f}×"
 
 
-def table(cases: List[Case], best: Dict[str, Dict[str, float]]) -> str:
-    columns = ["atencion"] + list(BACKENDS)
-    titles = ["case", "unit", "atencion"] + [BACKENDS[b][0] for b in BACKENDS]
-    titles += ["vs best PyTorch", "vs best OpenBLAS"]
+def best_of(values: Dict[str, Dict[str, float]], columns: List[str],
+            name: str) -> Tuple[Optional[float], Optional[str]]:
+    """The best figure of a case over a baseline's settings, and the setting that gave it."""
+    measured = [(values[c][name], c) for c in columns if values[c].get(name)]
+    return max(measured) if measured else (None, None)
+
+
+def table(cases: List[Case], best: Dict[str, Dict[str, float]],
+          all_backends: Dict[str, Backend]) -> str:
+    """atencion next to each baseline at its best setting (named), with atencion's ratios; for
+    GFLOP/s, also the fraction of this machine's measured FMA peak (peak/fma, same run)."""
+    titles = ["case", "unit", "atencion", "fraction of peak", "best PyTorch", "its setting",
+              "best OpenBLAS", "its setting", "vs best PyTorch", "vs best OpenBLAS"]
     lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
     units = {"gflops": "GFLOP/s", "tokens_per_second": "tokens/s"}
+    ours = best["atencion"]
     for case in cases:
-        values = {column: best[column].get(case.name) for column in columns}
-        torch = [values[b] for b in PYTORCH_COLUMNS if values[b]]
-        blas = [values[b] for b in OPENBLAS_COLUMNS if values[b]]
-        row = [f"`{case.name}`", units.get(case.metric, case.metric)]
-        row += [format_rate(values[column]) for column in columns]
-        row += [format_ratio(values["atencion"], max(torch) if torch else None),
-                format_ratio(values["atencion"], max(blas) if blas else None)]
+        if case.name.startswith("peak/"):
+            continue
+        value = ours.get(case.name)
+        torch, torch_setting = best_of(best, columns_of(all_backends, "pytorch"), case.name)
+        blas, blas_setting = best_of(best, columns_of(all_backends, "openblas"), case.name)
+        # micro_kernel/f32 runs on one thread: its ceiling is one thread's peak.
+        peak = ours.get("peak/fma/threads:1" if case.name.startswith("micro_kernel")
+                        else PEAK_ALL_THREADS)
+        fraction = (f"{value / peak:.0%}" if case.metric == "gflops" and value and peak
+                    else "—")
+        row = [f"`{case.name}`", units.get(case.metric, case.metric), format_rate(value),
+               fraction, format_rate(torch),
+               all_backends[torch_setting].title if torch_setting else "—",
+               format_rate(blas), all_backends[blas_setting].title if blas_setting else "—",
+               format_ratio(value, torch), format_ratio(value, blas)]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
 def rss_table(cases: List[Case], best: Dict[str, Dict[str, float]],
-              peak_rss: Dict[str, Dict[str, float]]) -> str:
+              peak_rss: Dict[str, Dict[str, float]], all_backends: Dict[str, Backend]) -> str:
     """Peak resident memory of the process that ran each own_process case, in MiB (for PyTorch,
-    the process of its faster setting)."""
+    the process of its fastest setting)."""
     lines = ["| case | atencion MiB | PyTorch MiB | atencion / PyTorch |", "|---|---|---|---|"]
     for case in cases:
         ours = peak_rss["atencion"].get(case.name)
-        faster = max(PYTORCH_COLUMNS, key=lambda b: best[b].get(case.name, 0.0))
-        theirs = peak_rss[faster].get(case.name)
+        _, fastest = best_of(best, columns_of(all_backends, "pytorch"), case.name)
+        theirs = peak_rss[fastest].get(case.name) if fastest else None
         if case.own_process and ours is not None:
             ratio = f"{ours / theirs:.2f}" if theirs else "—"
             lines.append(f"| `{case.name}` | {ours:.0f} | "
                          f"{format_rate(theirs) if theirs else '—'} | {ratio} |")
     return "\n".join(lines) if len(lines) > 2 else ""
+
+
+def counters_table(cases: List[Case], counters: Dict[str, Dict[str, float]]) -> str:
+    """What the kernel costs atencion's training steps: page faults and system time a step."""
+    lines = ["| case | minor page faults per step | system time / CPU time |", "|---|---|---|"]
+    for case in cases:
+        values = counters.get(case.name, {})
+        if "minor_faults_per_step" in values:
+            lines.append(f"| `{case.name}` | {values['minor_faults_per_step']:,.0f} | "
+                         f"{values['system_time_share']:.1%} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
+def settings_table(cases: List[Case], best: Dict[str, Dict[str, float]],
+                   all_backends: Dict[str, Backend]) -> str:
+    lines = ["| case | setting | rate |", "|---|---|---|"]
+    for case in cases:
+        for name, backend in all_backends.items():
+            if best[name].get(case.name):
+                lines.append(f"| `{case.name}` | {backend.title} | "
+                             f"{format_rate(best[name][case.name])} |")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -372,6 +444,8 @@ def main() -> None:
                         help="rounds over all backends; each cell is the best round")
     parser.add_argument("--min-time", type=float, default=0.3,
                         help="seconds each case runs per round")
+    parser.add_argument("--all-settings", action="store_true",
+                        help="also print every baseline setting's figure, not only the best")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--cases", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -380,13 +454,23 @@ def main() -> None:
         worker(args.worker, json.loads(args.cases), args.threads, args.min_time)
         return
 
-    cases = [c for c in CASES if re.search(args.filter, c.name)]
-    best: Dict[str, Dict[str, float]] = {b: {} for b in ["atencion"] + list(BACKENDS)}
-    peak_rss: Dict[str, Dict[str, float]] = {b: {} for b in ["atencion"] + list(BACKENDS)}
+    global PEAK_ALL_THREADS
+    PEAK_ALL_THREADS = f"peak/fma/threads:{args.threads}"
+    peaks = [PEAK_ONE_THREAD] if args.threads == 1 else [PEAK_ONE_THREAD, PEAK_ALL_THREADS]
+    CASES.extend(Case(name, "bench_peak", "gflops", 0.0) for name in peaks)
+    cases = [c for c in CASES if re.search(args.filter, c.name) and c.name not in peaks]
+    if any(c.metric == "gflops" for c in cases):
+        cases += [c for c in CASES if c.name in peaks]
+
+    all_backends = backends(args.threads)
+    names = ["atencion"] + list(all_backends)
+    best: Dict[str, Dict[str, float]] = {b: {} for b in names}
+    peak_rss: Dict[str, Dict[str, float]] = {b: {} for b in names}
+    counters: Dict[str, Dict[str, float]] = {}
     for round_number in range(args.rounds):
         print(f"round {round_number + 1} of {args.rounds}", file=sys.stderr)
-        results = {"atencion": run_atencion(cases, args, peak_rss["atencion"])}
-        for backend in BACKENDS:
+        results = {"atencion": run_atencion(cases, args, peak_rss["atencion"], counters)}
+        for backend in all_backends:
             results[backend] = run_backend(backend, cases, args, peak_rss[backend])
         for backend, values in results.items():
             for name, value in values.items():
@@ -394,11 +478,22 @@ def main() -> None:
 
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {args.threads} threads, "
           f"best of {args.rounds} rounds of {args.min_time} s per case\n")
-    print(table(cases, best))
-    memory = rss_table(cases, best, peak_rss)
+    for peak in peaks:
+        if best["atencion"].get(peak):
+            print(f"Measured FMA peak ({peak}): {best['atencion'][peak]:.1f} GFLOP/s")
+    print()
+    print(table(cases, best, all_backends))
+    memory = rss_table(cases, best, peak_rss, all_backends)
     if memory:
         print("\nPeak RSS of the whole process (the last round):\n")
         print(memory)
+    kernel_costs = counters_table(cases, counters)
+    if kernel_costs:
+        print("\nWhat the kernel costs atencion's steps (the last round):\n")
+        print(kernel_costs)
+    if args.all_settings:
+        print("\nEvery setting (best of the rounds):\n")
+        print(settings_table(cases, best, all_backends))
 
 
 if __name__ == "__main__":

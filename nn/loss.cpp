@@ -1,9 +1,7 @@
 // nn/loss.cpp — cross-entropy as one fused autograd op: the forward keeps one number per row
 // (its log-sum-exp), the backward writes the closed-form gradient (no log_softmax tensor).
+// The row loops themselves are in nn/detail/cross_entropy_rows.cpp.
 // Lesson: docs/11-training.md#cross-entropy
-//
-// Compiled with -fno-math-errno -fno-trapping-math (CMakeLists.txt), so that the float loops
-// below vectorise.
 
 #include "nn/loss.h"
 
@@ -14,150 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "nn/detail/fast_exp.h"
-#include "tensor/threads.h"
+#include "nn/detail/cross_entropy_rows.h"
 
 namespace atencion::nn {
 namespace {
 
-// e^x: the vectorisable float32 version (nn/detail/fast_exp.h, within 1 ulp), and the library's
-// for float64, where gradcheck wants every digit.
-inline float exp_of(float x) { return detail::fast_exp(x); }
-inline double exp_of(double x) { return std::exp(x); }
-
-struct RowSums {
-  double logsumexp;  // log Σ_c e^(z_c)
-  double sum;        // Σ_c z_c
-};
-
-// One row's log-sum-exp, computed as m + log Σ_c e^(z_c − m) with m = max_c z_c so that no
-// exponent is positive, and the plain sum of the logits. Written for the vectoriser: the max and
-// the sums run in kLanes independent lanes (which also fixes the order of the additions, so the
-// result does not depend on threads), and the exponentials go through `scratch` (C values).
-constexpr int64_t kLanes = 8;
-
-template <typename T>
-[[gnu::always_inline]] inline RowSums row_sums(const T* z, int64_t C, T* scratch) {
-  const int64_t whole = C - C % kLanes;  // the part that fills whole groups of lanes
-  T lane_max[kLanes];
-  for (int64_t k = 0; k < kLanes; ++k) lane_max[k] = z[0];
-  for (int64_t c = 0; c < whole; c += kLanes)
-    for (int64_t k = 0; k < kLanes; ++k) lane_max[k] = z[c + k] > lane_max[k] ? z[c + k] : lane_max[k];
-  T max = z[0];
-  for (int64_t k = 0; k < kLanes; ++k) max = lane_max[k] > max ? lane_max[k] : max;
-  for (int64_t c = whole; c < C; ++c) max = z[c] > max ? z[c] : max;
-
-  for (int64_t c = 0; c < C; ++c) scratch[c] = exp_of(z[c] - max);  // e^(z_c − m) ≤ 1
-
-  double lane_exp[kLanes] = {}, lane_z[kLanes] = {};
-  for (int64_t c = 0; c < whole; c += kLanes)
-    for (int64_t k = 0; k < kLanes; ++k) {
-      lane_exp[k] += static_cast<double>(scratch[c + k]);
-      lane_z[k] += static_cast<double>(z[c + k]);
-    }
-  double total_exp = 0, total_z = 0;
-  for (int64_t k = 0; k < kLanes; ++k) {
-    total_exp += lane_exp[k];
-    total_z += lane_z[k];
-  }
-  for (int64_t c = whole; c < C; ++c) {
-    total_exp += static_cast<double>(scratch[c]);
-    total_z += static_cast<double>(z[c]);
-  }
-  return {static_cast<double>(max) + std::log(total_exp), total_z};
-}
-
-// The float32 rows are compiled three times (AVX-512, AVX2, SSE2) and the best for the CPU is
-// picked at start-up: the exponentials of a [tokens, 8000] matrix are most of the loss's time.
-// nn/loss.cpp is compiled with -ffp-contract=off (CMakeLists.txt), so the wider clones round
-// every operation as the SSE2 one does: the loss is the same bits on every CPU.
-#define ATENCION_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-
-ATENCION_CLONES RowSums fast_row_sums(const float* z, int64_t C, float* scratch) {
-  return row_sums(z, C, scratch);
-}
-RowSums fast_row_sums(const double* z, int64_t C, double* scratch) {
-  return row_sums(z, C, scratch);
-}
-
-// dz_c = weight · (e^(z_c − lse) − ε/C), the one row of the backward below.
-template <typename T>
-[[gnu::always_inline]] inline void backward_row(const T* z, int64_t C, T lse, T weight, T uniform,
-                                                T* dz) {
-  for (int64_t c = 0; c < C; ++c) dz[c] = weight * (exp_of(z[c] - lse) - uniform);
-}
-ATENCION_CLONES void fast_backward_row(const float* z, int64_t C, float lse, float weight,
-                                       float uniform, float* dz) {
-  backward_row(z, C, lse, weight, uniform, dz);
-}
-void fast_backward_row(const double* z, int64_t C, double lse, double weight, double uniform,
-                       double* dz) {
-  backward_row(z, C, lse, weight, uniform, dz);
-}
-#undef ATENCION_CLONES
-
-struct Rows {
-  int64_t count;    // N: positions (all dims but the last, flattened)
-  int64_t classes;  // C
-};
-
-// Forward, row i:  lse_i = log Σ_c e^(z_c)  (computed as m + log Σ e^(z_c − m), m = max z)
-//   nll_i    = −log p_y = lse_i − z_y
-//   smooth_i = −(1/C) Σ_c log p_c = lse_i − (1/C) Σ_c z_c
-//   loss_i   = (1 − ε) nll_i + ε smooth_i,   0 for an ignored row.
-template <typename T>
-void forward_rows(const T* logits, const int64_t* targets, Rows rows,
-                  const CrossEntropyOptions& o, double* row_loss, double* logsumexp) {
-  const int64_t C = rows.classes;
-  const double eps = o.label_smoothing;
-#pragma omp parallel num_threads(num_threads()) if (rows.count * C > 32768)
-  {
-    std::vector<T> scratch(C);  // one per thread
-#pragma omp for
-    for (int64_t i = 0; i < rows.count; ++i) {
-      const T* z = logits + i * C;
-      const RowSums sums = fast_row_sums(z, C, scratch.data());
-      const double lse = sums.logsumexp;
-      logsumexp[i] = lse;
-      if (targets[i] == o.ignore_index) {
-        row_loss[i] = 0;
-        continue;
-      }
-      const double nll = lse - static_cast<double>(z[targets[i]]);
-      const double smooth = lse - sums.sum / static_cast<double>(C);
-      row_loss[i] = (1 - eps) * nll + eps * smooth;
-    }
-  }
-}
-
-// Backward, row i. With p = softmax(z) = e^(z − lse):
-//   ∂nll/∂z_c    = p_c − [c = y]        (from −z_y + lse, and ∂lse/∂z_c = p_c)
-//   ∂smooth/∂z_c = p_c − 1/C            (from −(1/C) Σ z + lse)
-// so ∂loss_i/∂z_c = p_c − q_c with the smoothed target q_c = (1 − ε)[c = y] + ε/C,
-// and dL/dz_c = weight_i · (p_c − q_c), where weight_i is the gradient arriving for loss_i
-// (g/N' for Mean over N' kept rows, g for Sum, g_i for None) and 0 for an ignored row.
-template <typename T>
-void backward_rows(const T* logits, const int64_t* targets, const double* logsumexp,
-                   const double* row_weight, Rows rows, const CrossEntropyOptions& o,
-                   T* grad_logits) {
-  const int64_t C = rows.classes;
-  const double eps = o.label_smoothing;
-  const double uniform = eps / static_cast<double>(C);
-#pragma omp parallel for num_threads(num_threads()) if (rows.count * C > 32768)
-  for (int64_t i = 0; i < rows.count; ++i) {
-    const T* z = logits + i * C;
-    T* dz = grad_logits + i * C;
-    if (targets[i] == o.ignore_index) {
-      for (int64_t c = 0; c < C; ++c) dz[c] = 0;
-      continue;
-    }
-    const T weight = static_cast<T>(row_weight[i]);
-    const T lse = static_cast<T>(logsumexp[i]);
-    fast_backward_row(z, C, lse, weight, static_cast<T>(uniform), dz);
-    dz[targets[i]] -= weight * static_cast<T>(1 - eps);  // q_y also holds 1 − ε
-  }
-}
+using detail::Rows;
 
 void check_arguments(const Variable& logits, const Tensor& targets,
                      const CrossEntropyOptions& o) {
@@ -189,17 +49,9 @@ Variable cross_entropy(const Variable& logits, const Tensor& targets,
   const Tensor z = logits.value().contiguous();
   const Tensor y = targets.contiguous();
   const int64_t* target_ids = y.data<int64_t>();
-  int64_t kept = 0;
-  for (int64_t i = 0; i < rows.count; ++i) {
-    if (target_ids[i] == options.ignore_index) continue;
-    if (target_ids[i] < 0 || target_ids[i] >= rows.classes)
-      throw std::out_of_range("cross_entropy: target " + std::to_string(target_ids[i]) +
-                              " at position " + std::to_string(i) + " is outside [0, " +
-                              std::to_string(rows.classes) + ") and is not ignore_index " +
-                              std::to_string(options.ignore_index));
-    ++kept;
-  }
+  const int64_t kept = detail::count_kept_targets("cross_entropy", target_ids, rows, options);
 
+  using detail::forward_rows;
   std::vector<double> row_loss(rows.count);
   Tensor logsumexp = Tensor::empty({rows.count}, DType::Float64);
   if (z.dtype() == DType::Float32)
@@ -209,18 +61,12 @@ Variable cross_entropy(const Variable& logits, const Tensor& targets,
     forward_rows(z.data<double>(), target_ids, rows, options, row_loss.data(),
                  logsumexp.data<double>());
 
-  Tensor loss;
-  if (options.reduction == Reduction::None) {
-    loss = Tensor::from_vector(row_loss, targets.shape(), z.dtype());
-  } else {
-    double total = 0;
-    for (double value : row_loss) total += value;  // in row order: the same for any thread count
-    if (options.reduction == Reduction::Mean)
-      total = kept > 0 ? total / static_cast<double>(kept)
-                       : std::numeric_limits<double>::quiet_NaN();
-    loss = Tensor::scalar(total, z.dtype());
-  }
+  const Tensor loss =
+      options.reduction == Reduction::None
+          ? Tensor::from_vector(row_loss, targets.shape(), z.dtype())
+          : Tensor::scalar(detail::reduce_rows(row_loss, kept, options.reduction), z.dtype());
 
+  using detail::backward_rows;
   return record("cross_entropy", loss, {logits},
                 [z, y, logsumexp, rows, options, kept](const Tensor& grad_output) -> Grads {
                   // The gradient arriving for each row's loss.

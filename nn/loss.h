@@ -34,4 +34,17 @@ struct CrossEntropyOptions {
 Variable cross_entropy(const Variable& logits, const Tensor& targets,
                        const CrossEntropyOptions& options = {});
 
+// cross_entropy(input · weightᵀ + bias, targets, options) without ever holding the logits
+// [N, C] or their gradient: the rows go through in chunks of `chunk_rows`, and since the loss
+// is the graph's end, each chunk's gradient is worked out in the forward pass itself (for a
+// gradient of 1 arriving at the loss; backward scales it by the gradient that does arrive).
+// What stays is one [N, d] and one [C, d] gradient instead of two [N, C] tensors: the trick
+// of llm.c's and Liger's fused classifier. docs/11-training.md#cross-entropy
+// input: [..., d]; weight: [C, d] (Linear's layout); bias: [C] or undefined; targets: input's
+// shape without the last dim. Mean and Sum reductions (None: composed from matmul, add and
+// cross_entropy, which is what the fused op is tested against).
+Variable linear_cross_entropy(const Variable& input, const Variable& weight, const Variable& bias,
+                              const Tensor& targets, const CrossEntropyOptions& options = {},
+                              int64_t chunk_rows = 256);
+
 }  // namespace atencion::nn

@@ -234,13 +234,28 @@ Variable Transformer::encode(const Tensor& source, const Tensor& source_mask) {
   return encoder->forward(embed_source(source), source_mask);
 }
 
-Variable Transformer::decode(const Tensor& target, const Variable& memory,
-                             const Tensor& target_mask, const Tensor& memory_mask) {
+Variable Transformer::decode_states(const Tensor& target, const Variable& memory,
+                                    const Tensor& target_mask, const Tensor& memory_mask) {
   if (target.dim() != 2 || memory.dim() != 3 || memory.size(0) != target.size(0))
     throw std::invalid_argument("Transformer::decode: target " + shape_to_string(target.shape()) +
                                 ", memory " + shape_to_string(memory.shape()) +
                                 ": expected ids [batch, T] and memory [batch, S, d_model]");
-  return project(decoder->forward(embed_target(target), memory, target_mask, memory_mask));
+  return decoder->forward(embed_target(target), memory, target_mask, memory_mask);
+}
+
+Variable Transformer::decode(const Tensor& target, const Variable& memory,
+                             const Tensor& target_mask, const Tensor& memory_mask) {
+  return project(decode_states(target, memory, target_mask, memory_mask));
+}
+
+Variable Transformer::projected_cross_entropy(const Variable& decoder_output,
+                                              const Tensor& targets,
+                                              const CrossEntropyOptions& options) const {
+  if (output_projection)
+    return linear_cross_entropy(decoder_output, output_projection->weight,
+                                output_projection->bias, targets, options);
+  return linear_cross_entropy(decoder_output, tgt_embedding->weight, Variable(), targets,
+                              options);
 }
 
 Variable Transformer::forward(const Tensor& source, const Tensor& target,

@@ -39,6 +39,7 @@
 #include "nn/feed_forward.h"
 #include "nn/layer_norm.h"
 #include "nn/linear.h"
+#include "nn/loss.h"
 #include "nn/module.h"
 #include "nn/multi_head_attention.h"
 #include "nn/positional_encoding.h"
@@ -156,6 +157,14 @@ class Transformer : public Module {
   Variable embed_target(const Tensor& target);
   // Decoder states [batch, T, d_model] -> logits [batch, T, tgt_vocab].
   Variable project(const Variable& decoder_output) const;
+  // decode() without the projection: the decoder states [batch, T, d_model].
+  Variable decode_states(const Tensor& target, const Variable& memory,
+                         const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor());
+  // cross_entropy(project(decoder_output), targets, options), computed by linear_cross_entropy
+  // (nn/loss.h) without ever holding the logits [batch, T, tgt_vocab] or their gradient:
+  // what training calls. docs/11-training.md#cross-entropy
+  Variable projected_cross_entropy(const Variable& decoder_output, const Tensor& targets,
+                                   const CrossEntropyOptions& options = {}) const;
 
   std::string type_name() const override;
   const TransformerConfig& config() const { return config_; }

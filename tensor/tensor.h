@@ -46,6 +46,13 @@ class Storage {
   const void* data() const { return data_; }
   std::size_t nbytes() const { return nbytes_; }
 
+  // Bytes held by all live Storages now, and the most held at once since the last reset
+  // (as torch.cuda.memory_allocated / max_memory_allocated): what a step's tensors need,
+  // apart from what the allocator keeps around them.
+  static std::size_t live_bytes();
+  static std::size_t peak_bytes();
+  static void reset_peak_bytes();  // peak := live
+
  private:
   void* data_ = nullptr;
   std::size_t nbytes_ = 0;

@@ -114,7 +114,11 @@ Variable Translator::loss(const BatchTensors& batch, double label_smoothing) con
   nn::CrossEntropyOptions options;
   options.ignore_index = Tokenizer::pad_id;
   options.label_smoothing = label_smoothing;
-  return nn::cross_entropy(logits(batch), batch.target_output, options);
+  // = cross_entropy(logits(batch), ...), without holding the logits (nn/loss.h)
+  const Variable memory = model->encode(batch.source, batch.source_mask);
+  const Variable states =
+      model->decode_states(batch.target_input, memory, batch.target_mask, batch.source_mask);
+  return model->projected_cross_entropy(states, batch.target_output, options);
 }
 
 CheckpointData Translator::to_checkpoint() const {

@@ -69,3 +69,44 @@ TEST_CASE("Variable: retain_grad needs a value that requires grad", "[variable]"
   Variable constant(Tensor::from({1.0}, DType::Float64));
   REQUIRE_THROWS_WITH(constant.retain_grad(), Contains("does not require grad"));
 }
+
+TEST_CASE("Variable: a value no Variable holds is dropped, the graph still runs backward",
+          "[variable]") {
+  Variable x(Tensor::from({1.0, -2.0, 3.0}), true);
+  std::shared_ptr<Node> hidden_node;
+  Variable loss;
+  {
+    Variable hidden = mul(x, 2.0);  // read only by relu below
+    hidden_node = hidden.node();
+    loss = sum(relu(hidden));
+    REQUIRE(hidden_node->value.defined());
+  }
+  // The last Variable of `hidden` is gone: the node keeps shape and dtype, not the tensor.
+  REQUIRE_FALSE(hidden_node->value.defined());
+  REQUIRE(hidden_node->dropped_shape == Shape{3});
+  REQUIRE(hidden_node->dropped_dtype == DType::Float32);
+  // Only a new Variable made from the bare node could try to read it, and it is told why.
+  REQUIRE_THROWS_WITH(Variable(hidden_node).value(), Contains("'mul_scalar' was dropped"));
+  loss.backward();
+  REQUIRE(x.grad().to_vector() == std::vector<double>{2.0, 0.0, 2.0});
+
+  SECTION("copies and moves count: the value stays while any Variable holds it") {
+    Variable a = mul(x, 3.0);
+    Variable b = a;             // copy
+    Variable c = std::move(a);  // move: still two handles
+    b = Variable();             // one left
+    REQUIRE(c.value().to_vector() == std::vector<double>{3.0, -6.0, 9.0});
+    const Variable& same = c;
+    c = same;                   // self-assignment keeps it
+    REQUIRE(c.value().defined());
+  }
+  SECTION("retain_grad keeps the value too") {
+    std::shared_ptr<Node> kept;
+    {
+      Variable y = mul(x, 4.0);
+      y.retain_grad();
+      kept = y.node();
+    }
+    REQUIRE(kept->value.defined());
+  }
+}

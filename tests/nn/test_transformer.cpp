@@ -193,6 +193,16 @@ TEST_CASE("Transformer: matches a torch Transformer: logits, loss, gradients, 3 
     loss.backward();
     atencion::testing::require_parameter_grads_match(model, fixture);
 
+    // The fused loss the translator trains with gives torch's loss and gradients too.
+    model.zero_grad();
+    const Variable memory = model.encode(source, source_mask);
+    Variable fused = model.projected_cross_entropy(
+        model.decode_states(target_in, memory, decoder_mask, source_mask),
+        fixture.input("target_out"), loss_options);
+    REQUIRE(matches(fused.value(), fixture.tensor("loss")));
+    fused.backward();
+    atencion::testing::require_parameter_grads_match(model, fixture);
+
     // Three Adam steps: the loss after each matches torch's.
     Adam adam(model.parameters(), {.lr = 0.01});
     const std::vector<double> torch_losses = fixture.tensor("adam.losses").to_vector();
@@ -209,6 +219,38 @@ TEST_CASE("Transformer: matches a torch Transformer: logits, loss, gradients, 3 
       }
     }
     REQUIRE(torch_losses[3] < torch_losses[0]);  // and it did learn
+  }
+}
+
+TEST_CASE("Transformer: projected_cross_entropy equals cross_entropy of the logits, tied too",
+          "[transformer]") {
+  for (bool tied : {false, true}) {
+    TransformerConfig config = tiny_config();
+    config.tie_target_embeddings = tied;
+    Generator generator(9);
+    Transformer model(config, generator);
+    model.to(DType::Float64);
+    const Tensor source = Tensor::from_ids({1, 2, 3, 0, 4, 5, 6, 2}, {2, 4});
+    const Tensor target_in = Tensor::from_ids({1, 8, 7, 1, 2, 0}, {2, 3});
+    const Tensor target_out = Tensor::from_ids({8, 7, 2, 2, 0, 0}, {2, 3});
+    const CrossEntropyOptions options{.ignore_index = 0, .label_smoothing = 0.1};
+    auto loss_and_grads = [&](bool fused) {
+      model.zero_grad();
+      const Variable memory = model.encode(source);
+      const Variable states = model.decode_states(target_in, memory, causal_mask(3));
+      Variable loss = fused ? model.projected_cross_entropy(states, target_out, options)
+                            : cross_entropy(model.project(states), target_out, options);
+      loss.backward();
+      std::vector<double> values{loss.item()};
+      for (const Variable& parameter : model.parameters())
+        for (double g : parameter.grad().to_vector()) values.push_back(g);
+      return values;
+    };
+    const std::vector<double> composed = loss_and_grads(false), fused = loss_and_grads(true);
+    INFO("tied " << tied);
+    REQUIRE(fused.size() == composed.size());
+    for (std::size_t i = 0; i < fused.size(); ++i)
+      REQUIRE(fused[i] == Approx(composed[i]).margin(1e-13).epsilon(1e-12));
   }
 }
 
