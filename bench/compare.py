@@ -211,6 +211,61 @@ for name, (d_model, d_ff, vocabulary, batch, tokens) in [("tiny", (128, 512, 400
                       batch * tokens, {"pytorch": torch_train_step_setup(
                           d_model, d_ff, vocabulary, batch, tokens)}, own_process=True))
 
+def torch_decode_setup(beam):
+    """bench_decode's decode/greedy and decode/beam4 in PyTorch: the translator's default model
+    as torch.nn.Transformer (tools/export_torch.py's TorchTranslator, random weights), 64 sources
+    of 4 to 14 ids, decoded in one batch to 16 output pieces each (as in bench_decode, where
+    random weights never end a sentence early). torch.nn.Transformer has no key/value cache:
+    each step runs the whole prefix through the decoder, as PyTorch code written on it does."""
+    def setup(threads):
+        import torch
+
+        sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+        from export_torch import TorchTranslator
+
+        torch.set_num_threads(threads)
+        torch.manual_seed(42)
+        vocabulary, sentences, steps, bos = 8000, 64, 16, 2
+        config = {"src_vocab": vocabulary, "tgt_vocab": vocabulary, "d_model": 256, "heads": 4,
+                  "encoder_layers": 2, "decoder_layers": 2, "d_ff": 1024, "max_len": 128,
+                  "norm_first": False, "tie_target_embeddings": False, "padding_idx": 0}
+        model = TorchTranslator(config).eval()
+        lengths = torch.randint(4, 15, (sentences,))
+        source = torch.randint(4, vocabulary, (sentences, int(lengths.max())))
+        padding = torch.arange(source.shape[1]) >= lengths[:, None]  # torch's mask: True = pad
+        source = source.masked_fill(padding, 0)
+
+        @torch.no_grad()
+        def run():
+            memory = model.encode(source, padding)
+            rows_memory, rows_padding = memory, padding
+            if beam > 1:  # every source's hypotheses side by side: [sentences · beam, ...]
+                rows_memory = memory.repeat_interleave(beam, dim=0)
+                rows_padding = padding.repeat_interleave(beam, dim=0)
+            prefix = torch.full((rows_memory.shape[0], 1), bos, dtype=torch.int64)
+            scores = torch.zeros(sentences, beam)
+            scores[:, 1:] = -float("inf")  # at first, one live hypothesis per source
+            for _ in range(steps):
+                logits = model.decode(prefix, rows_memory, rows_padding)[:, -1]
+                log_probs = torch.log_softmax(logits, dim=-1)
+                if beam == 1:
+                    best = log_probs.argmax(dim=-1, keepdim=True)
+                    prefix = torch.cat([prefix, best], dim=1)
+                    continue
+                total = (scores[:, :, None] + log_probs.view(sentences, beam, -1))
+                scores, index = total.view(sentences, -1).topk(beam, dim=-1)
+                parent = (index // vocabulary + torch.arange(sentences)[:, None] * beam).view(-1)
+                prefix = torch.cat([prefix[parent], (index % vocabulary).view(-1, 1)], dim=1)
+
+        return run
+
+    return setup
+
+
+for beam, name in [(1, "greedy"), (4, "beam4")]:
+    CASES.append(Case(f"decode/{name}", "bench_decode", "sentences_per_second", 64,
+                      {"pytorch": torch_decode_setup(beam)}))
+
 # ---- backends -------------------------------------------------------------------------------
 
 
@@ -374,7 +429,8 @@ def table(cases: List[Case], best: Dict[str, Dict[str, float]],
     titles = ["case", "unit", "atencion", "fraction of peak", "best PyTorch", "its setting",
               "best OpenBLAS", "its setting", "vs best PyTorch", "vs best OpenBLAS"]
     lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
-    units = {"gflops": "GFLOP/s", "tokens_per_second": "tokens/s"}
+    units = {"gflops": "GFLOP/s", "tokens_per_second": "tokens/s",
+             "sentences_per_second": "sentences/s"}
     ours = best["atencion"]
     for case in cases:
         if case.name.startswith("peak/"):
