@@ -49,7 +49,7 @@ TEST_CASE("shape helpers refuse sizes whose product overflows int64", "[dtype]")
                       Catch::Contains("shape [0, 4611686018427387904, 4] has more elements"));
 }
 
-TEST_CASE("empty refuses a shape whose count or bytes overflow, naming the shape", "[dtype]") {
+TEST_CASE("empty refuses a shape whose count or bytes overflow and names it", "[dtype]") {
   REQUIRE_THROWS_WITH(Tensor::empty({9, kWrapsToSix}),
                       Catch::Contains("shape [9, 6148914691236517206] has more elements"));
   REQUIRE_THROWS_WITH(Tensor::uninitialized({3, kWrapsToSix, 3}),
