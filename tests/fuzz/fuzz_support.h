@@ -12,14 +12,27 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <vector>
 
 namespace atencion::fuzz {
 
+// The scratch files and directories of this process, removed when it exits normally.
+struct ScratchPaths {
+  std::vector<std::string> paths;
+  ~ScratchPaths() {
+    std::error_code ignored;
+    for (const std::string& path : paths) std::filesystem::remove_all(path, ignored);
+  }
+};
+
 // A path under the temporary directory that only this process uses.
 inline std::string scratch_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("atencion-fuzz-" + std::to_string(::getpid()) + "-" + name))
-      .string();
+  static ScratchPaths scratch;
+  scratch.paths.push_back((std::filesystem::temp_directory_path() /
+                           ("atencion-fuzz-" + std::to_string(::getpid()) + "-" + name))
+                              .string());
+  return scratch.paths.back();
 }
 
 inline void write_bytes(const std::string& path, std::string_view bytes) {
