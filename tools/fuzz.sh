@@ -40,7 +40,8 @@ for target in "${targets[@]}"; do
   # -timeout: one input taking longer is a hang; -rss_limit_mb: so is growing past 2 GiB.
   status=0
   "$binary" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    "${dictionary[@]}" -artifact_prefix="$work/" "$work/corpus" "${seeds[@]}" > "$work/log" 2>&1 || status=$?
+    "${dictionary[@]}" -artifact_prefix="$work/" "$work/corpus" "${seeds[@]}" \
+    > "$work/log" 2>&1 || status=$?
   # The log without the line per new input: the start, the pulses, the end and any report.
   grep -v -E '^#[0-9]+\s+(NEW|REDUCE)' "$work/log" | tail -n 60
   if [ "$status" -ne 0 ]; then
