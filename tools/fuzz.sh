@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh TARGET|all SECONDS — runs the libFuzzer target tests/fuzz/fuzz_TARGET.cpp
 # (safetensors, pairs, checkpoint, translate; "all": each in turn) for SECONDS seconds each,
-# with AddressSanitizer + UBSan, in the build-sanitize/ tree of tools/test.sh (configured and
-# built here when missing). The seeds are read from tests/fuzz/corpus/TARGET/ (and, for
-# safetensors, tests/fixtures/); what the run adds goes to build-sanitize/fuzz/TARGET/corpus/,
-# so a later run starts from there. A crash stops with a non-zero exit and leaves the input as
+# with AddressSanitizer + UBSan, in the build-sanitize/ tree of tools/test.sh (configured here
+# when missing; the target is brought up to date first). The seeds are read from
+# tests/fuzz/corpus/TARGET/ (and, for safetensors, tests/fixtures/); what the run adds goes to
+# build-sanitize/fuzz/TARGET/corpus/, so a later run starts from there. A crash stops with a non-zero exit and leaves the input as
 # build-sanitize/fuzz/TARGET/crash-* (rerun it: build-sanitize/tests/fuzz/fuzz_TARGET FILE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,10 +26,8 @@ export OMP_NUM_THREADS=1
 
 for target in "${targets[@]}"; do
   binary=$build/tests/fuzz/fuzz_$target
-  if [ ! -x "$binary" ]; then
-    [ -f "$build/CMakeCache.txt" ] || configure_sanitize_build
-    cmake --build "$build" -j2 --target "fuzz_$target"
-  fi
+  [ -f "$build/CMakeCache.txt" ] || configure_sanitize_build
+  cmake --build "$build" -j2 --target "fuzz_$target" > /dev/null  # up to date with the sources
   work=$build/fuzz/$target
   mkdir -p "$work/corpus"
   seeds=(tests/fuzz/corpus/"$target")
