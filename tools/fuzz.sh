@@ -4,8 +4,9 @@
 # with AddressSanitizer + UBSan, in the build-sanitize/ tree of tools/test.sh (configured here
 # when missing; the target is brought up to date first). The seeds are read from
 # tests/fuzz/corpus/TARGET/ (and, for safetensors, tests/fixtures/); what the run adds goes to
-# build-sanitize/fuzz/TARGET/corpus/, so a later run starts from there. A crash stops with a non-zero exit and leaves the input as
-# build-sanitize/fuzz/TARGET/crash-* (rerun it: build-sanitize/tests/fuzz/fuzz_TARGET FILE).
+# build-sanitize/fuzz/TARGET/corpus/, so a later run starts from there. A crash stops with a
+# non-zero exit and leaves the input as build-sanitize/fuzz/TARGET/crash-* (rerun it:
+# build-sanitize/tests/fuzz/fuzz_TARGET FILE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source tools/sanitize_build.sh
