@@ -38,14 +38,26 @@ std::string shape_to_string(const Shape& shape) {
   return out.str();
 }
 
+// The product of the sizes, 0 as soon as one size is 0. Every stride of a row-major layout is
+// a product of some of the sizes, so checking that the non-zero ones multiply without
+// overflowing int64 keeps contiguous_strides' products in range too.
 int64_t shape_numel(const Shape& shape) {
   int64_t numel = 1;
-  for (int64_t size : shape) numel *= size;
-  return numel;
+  bool has_zero = false;
+  for (int64_t size : shape) {
+    if (size == 0) {
+      has_zero = true;
+    } else if (__builtin_mul_overflow(numel, size, &numel)) {
+      throw std::invalid_argument("shape " + shape_to_string(shape) +
+                                  " has more elements than int64 can count");
+    }
+  }
+  return has_zero ? 0 : numel;
 }
 
 // Row-major: the last dim moves fastest, so stride[d] = size[d+1] * ... * size[n-1].
 Shape contiguous_strides(const Shape& shape) {
+  shape_numel(shape);  // throws when a stride would overflow int64
   Shape strides(shape.size());
   int64_t stride = 1;
   for (std::size_t d = shape.size(); d-- > 0;) {

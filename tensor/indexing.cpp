@@ -136,7 +136,9 @@ Tensor index_add(const Shape& shape, int64_t dim, const Tensor& ids, const Tenso
                                 ")");
   }
   Tensor out = Tensor::zeros(shape, source.dtype());
-  const auto [outer, inner] = outer_inner(shape, d);
+  // Plain values rather than structured bindings: clang cannot capture those in OpenMP code.
+  const std::pair<int64_t, int64_t> outer_and_inner = outer_inner(shape, d);
+  const int64_t outer = outer_and_inner.first, inner = outer_and_inner.second;
   const int64_t count = static_cast<int64_t>(id_values.size());
   detail::dispatch_floating("index_add", source.dtype(), [&](auto tag) {
     using T = decltype(tag);

@@ -30,12 +30,23 @@ constexpr const char* kMetadataKey = "__metadata__";
 // A header larger than this is taken as a corrupt length, not as a real header (the same limit
 // as Hugging Face's reader).
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+// A header nests three levels (header object, entry object, shape array); anything deeper than
+// this is refused while parsing, so that nothing later recurses into a hostile depth.
+constexpr int kMaxHeaderDepth = 16;
+// Error messages quote at most this many characters of a JSON value or a name.
+constexpr std::size_t kMaxQuoted = 64;
 
 std::string offsets_to_string(uint64_t begin, uint64_t end) {
   return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
 }
 
 // ---- reading -------------------------------------------------------------------------------
+
+// `text`, cut to kMaxQuoted characters with "..." after a cut.
+std::string excerpt(const std::string& text) {
+  return text.size() <= kMaxQuoted ? text : text.substr(0, kMaxQuoted) + "...";
+}
+std::string excerpt(const Json& value) { return excerpt(value.dump()); }
 
 // Every message starts with "load_safetensors: <path>: " and, when one tensor is at fault,
 // continues with "tensor '<name>': ".
@@ -46,7 +57,7 @@ class LoadError {
     throw std::invalid_argument("load_safetensors: " + path_ + ": " + problem);
   }
   [[noreturn]] void tensor(const std::string& name, const std::string& problem) const {
-    file("tensor '" + name + "': " + problem);
+    file("tensor '" + excerpt(name) + "': " + problem);
   }
   [[noreturn]] void io(const std::string& problem) const {
     throw std::runtime_error("load_safetensors: " + path_ + ": " + problem);
@@ -78,7 +89,7 @@ std::vector<uint64_t> read_unsigned_array(const Json& value, const char* field,
   std::vector<uint64_t> numbers;
   for (const Json& element : value) {
     if (!element.is_number_unsigned() && !(element.is_number_integer() && element >= 0)) {
-      error.tensor(name, std::string("'") + field + "' holds " + element.dump() +
+      error.tensor(name, std::string("'") + field + "' holds " + excerpt(element) +
                              ", not a non-negative integer");
     }
     numbers.push_back(element.get<uint64_t>());
@@ -94,7 +105,7 @@ Entry parse_entry(const std::string& name, const Json& value, uint64_t data_size
   }
   for (const auto& item : value.items()) {
     if (item.key() != "dtype" && item.key() != "shape" && item.key() != "data_offsets") {
-      error.tensor(name, "unexpected field '" + item.key() + "'");
+      error.tensor(name, "unexpected field '" + excerpt(item.key()) + "'");
     }
   }
 
@@ -104,7 +115,8 @@ Entry parse_entry(const std::string& name, const Json& value, uint64_t data_size
   const std::optional<StoredDType> stored =
       dtype.is_string() ? parse_stored_dtype(dtype.get<std::string>()) : std::nullopt;
   if (!stored) {
-    error.tensor(name, "unknown dtype " + dtype.dump() + " (expected " + stored_dtype_list() + ")");
+    error.tensor(name, "unknown dtype " + excerpt(dtype) + " (expected " + stored_dtype_list() +
+                           ")");
   }
   entry.stored = *stored;
 
@@ -112,15 +124,20 @@ Entry parse_entry(const std::string& name, const Json& value, uint64_t data_size
   uint64_t nbytes = stored_dtype_size(entry.stored);
   for (uint64_t size : read_unsigned_array(value["shape"], "shape", name, error)) {
     if (size > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(nbytes, size, &nbytes)) {
-      error.tensor(name, "shape " + value["shape"].dump() + " is too large");
+      error.tensor(name, "shape " + excerpt(value["shape"]) + " is too large");
     }
     entry.shape.push_back(static_cast<int64_t>(size));
+  }
+  try {
+    shape_numel(entry.shape);  // sizes beside a 0 must not overflow either: they make strides
+  } catch (const std::invalid_argument&) {
+    error.tensor(name, "shape " + excerpt(value["shape"]) + " is too large");
   }
 
   const std::vector<uint64_t> offsets =
       read_unsigned_array(value["data_offsets"], "data_offsets", name, error);
   if (offsets.size() != 2) {
-    error.tensor(name, "data_offsets " + value["data_offsets"].dump() +
+    error.tensor(name, "data_offsets " + excerpt(value["data_offsets"]) +
                            " is not a pair [begin, end]");
   }
   entry.begin = offsets[0];
@@ -197,11 +214,22 @@ Header read_header(std::ifstream& file, const std::string& path) {
     error.io("cannot read the " + std::to_string(header_size) + "-byte header");
   }
   Json json;
+  struct TooDeep {};
+  const auto refuse_deep = [](int depth, Json::parse_event_t, Json&) {
+    if (depth > kMaxHeaderDepth) throw TooDeep{};
+    return true;
+  };
   try {
-    json = Json::parse(text);
+    json = Json::parse(text, refuse_deep);
   } catch (const Json::parse_error& parse_error) {
     error.file("header is not valid JSON (at header byte " + std::to_string(parse_error.byte) +
                " of " + std::to_string(header_size) + ")");
+  } catch (const Json::exception& json_error) {  // e.g. out_of_range: a number such as 1e3008
+    const std::string what = json_error.what();  // "[json.exception.<kind>.<id>] <message>"
+    error.file("header is not valid JSON: " + what.substr(what.find("] ") + 2));
+  } catch (const TooDeep&) {
+    error.file("header nests JSON more than " + std::to_string(kMaxHeaderDepth) +
+               " levels deep (a safetensors header needs 3)");
   }
   if (!json.is_object()) error.file("header is not a JSON object");
 
@@ -213,7 +241,7 @@ Header read_header(std::ifstream& file, const std::string& path) {
       if (!item.value().is_object()) error.file("__metadata__ is not a JSON object");
       for (const auto& field : item.value().items()) {
         if (!field.value().is_string()) {
-          error.file("__metadata__ value of '" + field.key() + "' is not a string");
+          error.file("__metadata__ value of '" + excerpt(field.key()) + "' is not a string");
         }
         header.metadata[field.key()] = field.value().get<std::string>();
       }

@@ -7,6 +7,7 @@
 #include <malloc.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -58,7 +59,9 @@ void Storage::reset_peak_bytes() { peak_storage_bytes.store(live_storage_bytes.l
 
 Storage::Storage(std::size_t nbytes, bool zero_fill) : nbytes_(nbytes) {
   keep_freed_memory_in_the_heap();
-  // aligned_alloc wants a size that is a multiple of the alignment (and > 0).
+  // aligned_alloc wants a size that is a multiple of the alignment (and > 0); no size this
+  // close to the top of the address space can be allocated, and rounding it up would wrap.
+  if (nbytes > SIZE_MAX - kAlignment) throw std::bad_alloc();
   const std::size_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
   data_ = std::aligned_alloc(kAlignment, rounded == 0 ? kAlignment : rounded);
   if (data_ == nullptr) throw std::bad_alloc();

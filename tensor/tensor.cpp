@@ -30,6 +30,17 @@ template <> constexpr bool stores<int64_t>(DType dtype) { return dtype == DType:
 template <> constexpr bool stores<bool>(DType dtype) { return dtype == DType::Bool; }
 template <> constexpr bool stores<uint8_t>(DType dtype) { return dtype == DType::Bool; }
 
+// Bytes for a contiguous `shape` of `dtype`, refusing a count that overflows.
+std::size_t storage_bytes(const char* op, const Shape& shape, DType dtype) {
+  const int64_t numel = shape_numel(shape);
+  std::size_t nbytes = 0;
+  if (__builtin_mul_overflow(static_cast<std::size_t>(numel), dtype_size(dtype), &nbytes)) {
+    throw std::invalid_argument(std::string(op) + ": shape " + shape_to_string(shape) + " of " +
+                                dtype_name(dtype) + " needs more bytes than memory can address");
+  }
+  return nbytes;
+}
+
 }  // namespace
 
 Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Shape strides, int64_t offset,
@@ -49,14 +60,14 @@ Tensor::Tensor(std::shared_ptr<Storage> storage, Shape shape, Shape strides, int
 
 Tensor Tensor::empty(const Shape& shape, DType dtype) {
   check_shape("empty", shape);
-  auto storage = std::make_shared<Storage>(shape_numel(shape) * dtype_size(dtype));
+  auto storage = std::make_shared<Storage>(storage_bytes("empty", shape, dtype));
   return Tensor(std::move(storage), shape, contiguous_strides(shape), 0, dtype);
 }
 
 Tensor Tensor::uninitialized(const Shape& shape, DType dtype) {
   check_shape("uninitialized", shape);
   auto storage =
-      std::make_shared<Storage>(shape_numel(shape) * dtype_size(dtype), /*zero_fill=*/false);
+      std::make_shared<Storage>(storage_bytes("uninitialized", shape, dtype), /*zero_fill=*/false);
   return Tensor(std::move(storage), shape, contiguous_strides(shape), 0, dtype);
 }
 

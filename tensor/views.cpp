@@ -27,8 +27,9 @@ Shape infer_shape(const char* op, const Shape& requested, const Shape& current) 
     } else if (shape[d] < 0) {
       throw std::invalid_argument(std::string(op) + ": invalid size " + std::to_string(shape[d]) +
                                   " in shape " + shape_to_string(requested));
-    } else {
-      known *= shape[d];
+    } else if (__builtin_mul_overflow(known, shape[d], &known)) {
+      throw std::invalid_argument(std::string(op) + ": shape " + shape_to_string(requested) +
+                                  " has more elements than int64 can count");
     }
   }
   const int64_t numel = shape_numel(current);

@@ -34,5 +34,8 @@ ensure_packages() {
 ATENCION_BUILD_PACKAGES=(g++ cmake make pkg-config nlohmann-json3-dev libsentencepiece-dev libcli11-dev
   libopenmpi-dev openmpi-bin)
 # What the tests and benchmarks add (chromium and python3: the attention explorer's test
-# renders its page in headless Chromium and checks the DOM, tests/examples/explorer_in_chromium.sh).
-ATENCION_TEST_PACKAGES=(catch2 libbenchmark-dev chromium python3)
+# renders its page in headless Chromium and checks the DOM, tests/examples/explorer_in_chromium.sh;
+# clang 16 with its OpenMP, sanitizer and libFuzzer runtimes: the sanitizer and fuzz build,
+# tools/sanitize_build.sh).
+ATENCION_TEST_PACKAGES=(catch2 libbenchmark-dev chromium python3
+                        clang-16 libomp-16-dev libclang-rt-16-dev libfuzzer-16-dev)

@@ -2,9 +2,11 @@
 # tools/test.sh — the README's test command: installs what is missing from Debian's packages,
 # then builds and runs every test twice:
 #   1. build/           Release, tests + examples + benchmarks (benchmarks are only built);
-#   2. build-sanitize/  -O1 -g1 (line tables only: a faster build, stack traces keep file:line)
-#                       with AddressSanitizer + UndefinedBehaviorSanitizer, no benchmarks,
-#                       no installed-package test.
+#   2. build-sanitize/  clang-16, -O1 -g1 (line tables only: a faster build, stack traces keep
+#                       file:line) with AddressSanitizer + UndefinedBehaviorSanitizer, no
+#                       benchmarks, no installed-package test (tools/sanitize_build.sh); then
+#                       each libFuzzer target of tests/fuzz/ runs 20 s in that tree
+#                       (tools/fuzz.sh), so a new crash in a loader is caught.
 # Stops at the first failing stage with a non-zero exit; the last lines are CTest's summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,10 +23,10 @@ cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")
 
 echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (build-sanitize/) =="
-cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-  -DATENCION_SANITIZE=ON \
-  -DATENCION_BUILD_TESTS=ON -DATENCION_BUILD_EXAMPLES=ON -DATENCION_BUILD_BENCHMARKS=OFF
-cmake --build build-sanitize -j"$jobs"
-export ASAN_OPTIONS="detect_leaks=1"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-(cd build-sanitize && ctest --output-on-failure -j"$jobs")
+source tools/sanitize_build.sh
+configure_sanitize_build
+cmake --build "$ATENCION_SANITIZE_DIR" -j"$jobs"
+(cd "$ATENCION_SANITIZE_DIR" && ctest --output-on-failure -j"$jobs")
+
+echo "== libFuzzer smoke: every target of tests/fuzz/ for 20 s (tools/fuzz.sh) =="
+bash tools/fuzz.sh all 20

@@ -363,3 +363,52 @@ TEST_CASE("safetensors: a file written by Python reads back", "[safetensors]") {
   REQUIRE(tensors.at("scalar").item() == 3.5);
   REQUIRE(load_safetensors_metadata(path).at("generator") == "tools/make_fixtures.py");
 }
+
+TEST_CASE("safetensors: hostile headers end in the loader's own short error", "[safetensors]") {
+  TemporaryDirectory directory;
+  const std::string path = directory.file("hostile.safetensors");
+  auto load_error = [&](const std::string& header) {
+    write_bytes(path, assemble(header, data_bytes(8)));
+    try {
+      load_safetensors(path);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    FAIL("load_safetensors accepted a hostile header");
+    return std::string();
+  };
+  const std::string prefix = "load_safetensors: " + path + ": ";
+  auto entry_with_shape = [](const std::string& shape) {
+    return R"({"w":{"dtype":"F32","shape":)" + shape + R"(,"data_offsets":[0,8]}})";
+  };
+
+  // 100,000 nested arrays (a 200 KB header): printing or destroying them recursively would
+  // overflow the stack; the parser refuses them at depth 17.
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  CHECK_THAT(load_error(entry_with_shape(deep)),
+             Contains(prefix + "header nests JSON more than 16 levels deep"));
+  CHECK_THAT(load_error(R"({"__metadata__":)" + deep + "}"),
+             Contains(prefix + "header nests JSON more than 16 levels deep"));
+  // A depth the parser accepts is still refused, and the message quotes only its start.
+  const std::string message = load_error(entry_with_shape("[[[[[[[[[[2]]]]]]]]]]"));
+  CHECK_THAT(message, Contains(prefix + "tensor 'w': 'shape' holds [[[[[[[[[2]]]]]]]]], not a"));
+  // A number too large for a double is the JSON library's out_of_range, reported as ours.
+  CHECK_THAT(load_error(entry_with_shape("[1e3008]")),
+             Contains(prefix + "header is not valid JSON: number overflow parsing '1e3008'"));
+  // Long values and names are cut to 64 characters in messages.
+  const std::string long_dtype = load_error(
+      R"({"w":{"dtype":")" + std::string(100'000, 'x') + R"(","shape":[2],"data_offsets":[0,8]}})");
+  CHECK_THAT(long_dtype, Contains(prefix + "tensor 'w': unknown dtype \"" +
+                                  std::string(63, 'x') + "...") && Contains("(expected F32"));
+  CHECK(long_dtype.size() < prefix.size() + 200);
+  const std::string long_name = load_error(R"({")" + std::string(100'000, 'n') +
+                                           R"(":{"dtype":"F32","shape":[3],)"
+                                           R"("data_offsets":[0,8]}})");
+  CHECK_THAT(long_name, Contains(prefix + "tensor '" + std::string(64, 'n') + "...': shape [3]"));
+  CHECK(long_name.size() < prefix.size() + 200);
+  // A 0 beside sizes whose product overflows: no bytes, but strides that cannot be stored.
+  CHECK_THAT(load_error(R"({"w":{"dtype":"F32","shape":[0,4611686018427387904,4],)"
+                        R"("data_offsets":[0,0]},"v":{"dtype":"F32","shape":[2],)"
+                        R"("data_offsets":[0,8]}})"),
+             Contains(prefix + "tensor 'w': shape [0,4611686018427387904,4] is too large"));
+}

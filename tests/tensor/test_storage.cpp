@@ -1,6 +1,7 @@
 // tests/tensor/test_storage.cpp — shared, aligned, zero-filled bytes (tensor/storage.cpp).
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <new>
 
 #include "tensor/tensor.h"
 
@@ -23,4 +24,9 @@ TEST_CASE("views share one storage", "[storage]") {
   CHECK(x.storage().use_count() == 2);
   y.set({2, 1}, 7);
   CHECK(x.at({1, 2}) == 7);
+}
+
+TEST_CASE("storage refuses a size that rounding up to the alignment would wrap", "[storage]") {
+  // Rounded up to a multiple of 64 in 64 bits, SIZE_MAX - 8 would become 0.
+  REQUIRE_THROWS_AS(Storage(SIZE_MAX - 8), std::bad_alloc);
 }

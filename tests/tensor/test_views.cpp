@@ -128,6 +128,16 @@ TEST_CASE("view rejects bad shapes with clear messages", "[views]") {
   REQUIRE_THROWS_WITH(x.reshape({5}), Contains("reshape: shape [5] has 5 elements"));
 }
 
+TEST_CASE("view refuses a shape whose element count overflows int64", "[views]") {
+  // 9 × 6148914691236517206 = 3 · 2^64 + 6: wrapped to 64 bits it would match the 6 elements.
+  Tensor x = Tensor::zeros({2, 3});
+  REQUIRE_THROWS_WITH(x.view({9, 6148914691236517206}),
+                      Contains("view: shape [9, 6148914691236517206] has more elements than "
+                               "int64 can count"));
+  REQUIRE_THROWS_WITH(x.reshape({9, 6148914691236517206, -1}),
+                      Contains("reshape: shape [9, 6148914691236517206, -1] has more elements"));
+}
+
 TEST_CASE("reshape is a view when possible and a copy otherwise", "[views]") {
   Tensor x = two_by_three();
   Tensor flat = x.reshape({6});
