@@ -4,9 +4,9 @@
 #   1. build/           Release, tests + examples + benchmarks (benchmarks are only built);
 #   2. build-sanitize/  clang-16, -O1 -g1 (line tables only: a faster build, stack traces keep
 #                       file:line) with AddressSanitizer + UndefinedBehaviorSanitizer, no
-#                       benchmarks, no installed-package test (tools/sanitize_build.sh); then
-#                       each libFuzzer target of tests/fuzz/ runs 20 s in that tree
-#                       (tools/fuzz.sh), so a new crash in a loader is caught.
+#                       benchmarks, no installed-package test (tools/sanitize_build.sh); each
+#                       libFuzzer target of tests/fuzz/ runs 20 s in that tree (tools/fuzz.sh),
+#                       so a new crash in a loader is caught, then its ctest runs.
 # Stops at the first failing stage with a non-zero exit; the last lines are CTest's summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,9 @@ echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (build-sanitize/) =
 source tools/sanitize_build.sh
 configure_sanitize_build
 cmake --build "$ATENCION_SANITIZE_DIR" -j"$jobs"
-(cd "$ATENCION_SANITIZE_DIR" && ctest --output-on-failure -j"$jobs")
 
 echo "== libFuzzer smoke: every target of tests/fuzz/ for 20 s (tools/fuzz.sh) =="
 bash tools/fuzz.sh all 20
+
+echo "== ctest in build-sanitize/ =="
+(cd "$ATENCION_SANITIZE_DIR" && ctest --output-on-failure -j"$jobs")
