@@ -399,7 +399,7 @@ TEST_CASE("safetensors: hostile headers end in the loader's own short error", "[
   const std::string long_dtype = load_error(
       R"({"w":{"dtype":")" + std::string(100'000, 'x') + R"(","shape":[2],"data_offsets":[0,8]}})");
   CHECK_THAT(long_dtype, Contains(prefix + "tensor 'w': unknown dtype \"" +
-                                  std::string(63, 'x') + "...") && Contains("(expected F32"));
+                                  std::string(63, 'x') + "...") && Contains("(expected F64, F32, F16, BF16"));
   CHECK(long_dtype.size() < prefix.size() + 200);
   const std::string long_name = load_error(R"({")" + std::string(100'000, 'n') +
                                            R"(":{"dtype":"F32","shape":[3],)"
