@@ -8,9 +8,7 @@ set -euo pipefail
 binary=$1
 work=$2
 source "$(dirname "$0")/tiny_pairs.sh"
-rm -rf "$work"
-mkdir -p "$work"
-write_tiny_pairs "$work/pairs.tsv"
+fresh_work_dir "$work"
 
 # point@n: the n-th time the point is reached. Checkpoints come every 2 steps; the first
 # rotation is at the third save (the best checkpoint by dev loss may be kept back).

@@ -6,9 +6,8 @@ set -uo pipefail
 binary=$1
 work=$2
 source "$(dirname "$0")/tiny_pairs.sh"
-rm -rf "$work"
+fresh_work_dir "$work"
 mkdir -p "$work/a-directory"
-write_tiny_pairs "$work/pairs.tsv"
 touch "$work/a-file"
 cp "$work/pairs.tsv" "$work/other.tsv"
 failures=0

@@ -15,9 +15,7 @@ if ! [[ -x $python ]] || ! "$python" -c 'import torch, sentencepiece' 2> /dev/nu
   exit 77
 fi
 source "$here/tiny_pairs.sh"
-rm -rf "$work"
-mkdir -p "$work"
-write_tiny_pairs "$work/pairs.tsv"
+fresh_work_dir "$work"
 "$binary" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$work/run" --epochs 8 \
   > "$work/train.log" 2>&1 || { cat "$work/train.log"; exit 1; }
 

@@ -6,9 +6,7 @@ set -euo pipefail
 binary=$1
 work=$2
 source "$(dirname "$0")/tiny_pairs.sh"
-rm -rf "$work"
-mkdir -p "$work"
-write_tiny_pairs "$work/pairs.tsv"
+fresh_work_dir "$work"
 run="$work/run"
 
 # Far more epochs than it will get to run: the kill ends it.

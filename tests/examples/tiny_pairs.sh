@@ -23,6 +23,13 @@ write_tiny_pairs() {
   done
 }
 
+# fresh_work_dir DIR: DIR emptied (made anew) with the tiny pairs in DIR/pairs.tsv.
+fresh_work_dir() {
+  rm -rf "$1"
+  mkdir -p "$1"
+  write_tiny_pairs "$1/pairs.tsv"
+}
+
 # d_model 16, 1+1 layers, at most 100 pieces a language, ~8 sentences a batch.
 TINY_MODEL=(--vocab 100 --d-model 16 --heads 2 --encoder-layers 1 --decoder-layers 1
             --d-ff 32 --max-tokens 64 --warmup 10)

@@ -12,9 +12,7 @@ binary=$1
 work=$2
 mpi=("${@:3}")
 source "$(dirname "$0")/tiny_pairs.sh"
-rm -rf "$work"
-mkdir -p "$work"
-write_tiny_pairs "$work/pairs.tsv"
+fresh_work_dir "$work"
 fail() { echo "FAILED: $1"; [[ -f ${2:-} ]] && cat "$2"; exit 1; }
 # No dropout: a resumed run draws other dropout masks (the checkpoint does not keep them).
 train=("$binary" train "${TINY_MODEL[@]}" --dropout 0 --log-every 2)

@@ -6,9 +6,7 @@ set -euo pipefail
 binary=$1
 work=$2
 source "$(dirname "$0")/tiny_pairs.sh"
-rm -rf "$work"
-mkdir -p "$work"
-write_tiny_pairs "$work/pairs.tsv"
+fresh_work_dir "$work"
 "$binary" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$work/run" --epochs 2 \
   > "$work/train.log" 2>&1 || { cat "$work/train.log"; exit 1; }
 
