@@ -1,6 +1,6 @@
 // tensor/gemm.cpp — the matrix multiply under tensor::matmul (see tensor/gemm.h): the readable
 // reference loop, and the fast path that blocks for the caches, packs, runs a register-tiled
-// micro-kernel and splits the output tiles over OpenMP threads.
+// micro-kernel, and has its OpenMP threads share each packed block of B and split the rows.
 // Lesson: docs/performance.md#how-the-matmul-gets-its-speed
 #include "tensor/gemm.h"
 
@@ -89,11 +89,11 @@ const MicroKernel<double>& best_kernel<double>() {
 
 // ---- blocking for the caches ----------------------------------------------------------------
 // The k sum is cut into blocks of kc; for each block, kc x nc of op(B) is packed (it stays in
-// L2), then mc x kc of op(A), and the micro-kernel walks the A row panels outside and the B
-// column panels inside, so one mr x kc A panel stays in L1 while the B panels stream past it
-// from L2 (measured: a little faster than the opposite order here). kc is a fixed number of
-// bytes, independent of the thread count: it decides where the partial sums are added into C,
-// so it must not vary.
+// L2), then op(A) a chunk of at most mc rows at a time, and the micro-kernel walks the A row
+// panels outside and the B column panels inside, so one mr x kc A panel stays in L1 while the
+// B panels stream past it from L2 (measured: 10% faster than the opposite order here). kc is
+// a fixed number of bytes, independent of the thread count: it decides where the partial sums
+// are added into C, so it must not vary.
 struct Blocking {
   int64_t mc, kc, nc;
 };
@@ -147,42 +147,14 @@ int64_t round_up(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-// C[row_begin:row_end, col_begin:col_end] on the calling thread.
-template <typename T>
-void gemm_block(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
-                bool accumulate, int64_t row_begin, int64_t row_end, int64_t col_begin,
-                int64_t col_end) {
-  const Blocking block = blocking_for(kernel);
-  T* packed_a = a_buffer<T>().get(round_up(std::min(block.mc, row_end - row_begin), kernel.mr) *
-                                  std::min(block.kc, s.k));
-  T* packed_b = b_buffer<T>().get(round_up(std::min(block.nc, col_end - col_begin), kernel.nr) *
-                                  std::min(block.kc, s.k));
-  for (int64_t jc = col_begin; jc < col_end; jc += block.nc) {
-    const int64_t nc = std::min(block.nc, col_end - jc);
-    for (int64_t pc = 0; pc < s.k; pc += block.kc) {
-      const int64_t kc = std::min(block.kc, s.k - pc);
-      // After the first k block, the partial sum already in C is added to.
-      const bool add_to_c = accumulate || pc > 0;
-      gemm_detail::pack_b(s, b, pc, kc, jc, nc, kernel.nr, packed_b);
-      for (int64_t ic = row_begin; ic < row_end; ic += block.mc) {
-        const int64_t mc = std::min(block.mc, row_end - ic);
-        gemm_detail::pack_a(s, a, ic, mc, pc, kc, kernel.mr, packed_a);
-        for (int64_t ir = 0; ir < mc; ir += kernel.mr) {
-          const int rows = static_cast<int>(std::min<int64_t>(kernel.mr, mc - ir));
-          for (int64_t jr = 0; jr < nc; jr += kernel.nr) {
-            const int cols = static_cast<int>(std::min<int64_t>(kernel.nr, nc - jr));
-            kernel.tile[rows - 1](kc, packed_a + ir * kc, packed_b + jr * kc,
-                                  c + (ic + ir) * s.ldc + jc + jr, s.ldc, cols, add_to_c);
-          }
-        }
-      }
-    }
-  }
-}
-
-// ---- threads over output tiles --------------------------------------------------------------
-// Each thread owns a rectangle of C and computes every sum in it from start to end, in the
-// same k order as one thread would: so the bits of C do not depend on the number of threads.
+// ---- threads share the packed B, and split the rows -------------------------------------
+// For each block (jc, pc) the threads first pack the kc x nc block of op(B) together, each a run
+// of its panels, into one buffer they all read; then they cut C[:, jc:jc+nc] into chunks of
+// rows (and of columns when there are too few rows to go round) and take the chunks one at a
+// time. A chunk packs its own rows of op(A) and runs the micro-kernel over them. Each value of
+// op(A) and op(B) is so packed once per block whatever the number of threads, and every element
+// of C is summed by one thread in the same k order as on one thread: the bits of C do not
+// depend on the number of threads.
 
 // Each thread gets at least this many multiply-adds (a 64 x 64 x 128 product, some 5 µs on
 // one core): below it, waking a second thread costs more than it saves.
@@ -195,40 +167,53 @@ int available_threads() {
   return std::max(1, std::min(omp_get_max_threads(), omp_get_num_procs()));
 }
 
-// C is cut into a grid of rectangles, more of them than threads, and the threads take them
-// one at a time (dynamic schedule): on a shared machine, a thread that was paused does not hold
-// the others back. Each rectangle packs its own operands and runs the whole k loop.
-struct TileGrid {
-  int rows, cols;  // rectangles along m and along n
-};
-
-// About `parts` rectangles of at least `min_work` multiply-adds each, cutting whichever side is
-// longer so that the rectangles stay square-ish (which keeps the packing cost low).
-template <typename T>
-TileGrid tile_grid(const MicroKernel<T>& kernel, const GemmShape& s, int parts,
-                   int64_t min_work) {
-  const int64_t row_panels = (s.m + kernel.mr - 1) / kernel.mr;
-  const int64_t col_panels = (s.n + kernel.nr - 1) / kernel.nr;
-  TileGrid grid{1, 1};
-  while (grid.rows * grid.cols < parts) {
-    const double height = double(s.m) / grid.rows, width = double(s.n) / grid.cols;
-    const bool can_cut_rows = grid.rows < row_panels, can_cut_cols = grid.cols < col_panels;
-    if (can_cut_rows && (height >= width || !can_cut_cols))
-      ++grid.rows;
-    else if (can_cut_cols)
-      ++grid.cols;
-    else
-      break;
-    if (s.m / grid.rows * (s.n / grid.cols) * s.k < min_work) break;
-  }
-  return grid;
-}
-
 // [begin, end) of part `part` of `parts` over `length`, cut at multiples of `unit`.
 void split(int64_t length, int64_t unit, int parts, int part, int64_t& begin, int64_t& end) {
   const int64_t units = (length + unit - 1) / unit;
   begin = std::min(length, units * part / parts * unit);
   end = std::min(length, units * (part + 1) / parts * unit);
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// How C[:, jc:jc+nc] is cut: `row_count` x `col_count` chunks of whole panels, as even as
+// the panels allow, a chunk at most mc rows high (so that its packed A fits the thread's
+// buffer). Some 4 chunks per thread, so that a thread slowed down by the machine does not hold
+// the others back; rows first, since cutting the columns makes two chunks pack the same rows
+// of A.
+struct Chunks {
+  int64_t row_count, col_count;
+};
+
+template <typename T>
+Chunks chunks_for(const MicroKernel<T>& kernel, const Blocking& block, int64_t m, int64_t nc,
+                  int threads) {
+  const int64_t row_panels = ceil_div(m, kernel.mr), col_panels = ceil_div(nc, kernel.nr);
+  const int64_t wanted = threads == 1 ? 1 : 4 * threads;
+  const int64_t row_count = std::max(ceil_div(row_panels, block.mc / kernel.mr),
+                                     std::min(row_panels, wanted));
+  const int64_t col_count = std::clamp<int64_t>(ceil_div(wanted, row_count), 1, col_panels);
+  return {row_count, col_count};
+}
+
+// C[rows, jc + cols] (+)= op(A)[rows, pc:pc+kc] · packed_b, on the calling thread;
+// packed_b holds op(B)[pc:pc+kc, jc:jc+nc] and `cols` is relative to jc.
+template <typename T>
+void multiply_chunk(const MicroKernel<T>& kernel, const GemmShape& s, const T* a,
+                    const T* packed_b, T* c, bool add_to_c, int64_t pc, int64_t kc, int64_t jc,
+                    int64_t row_begin, int64_t row_end, int64_t col_begin, int64_t col_end) {
+  const int64_t rows = row_end - row_begin;
+  T* packed_a = a_buffer<T>().get(round_up(rows, kernel.mr) * kc);
+  gemm_detail::pack_a(s, a, row_begin, rows, pc, kc, kernel.mr, packed_a);
+  for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
+    const int tile_rows = static_cast<int>(std::min<int64_t>(kernel.mr, rows - ir));
+    for (int64_t jr = col_begin; jr < col_end; jr += kernel.nr) {
+      const int tile_cols = static_cast<int>(std::min<int64_t>(kernel.nr, col_end - jr));
+      kernel.tile[tile_rows - 1](kc, packed_a + ir * kc, packed_b + jr * kc,
+                                 c + (row_begin + ir) * s.ldc + jc + jr, s.ldc, tile_cols,
+                                 add_to_c);
+    }
+  }
 }
 
 }  // namespace
@@ -246,19 +231,36 @@ void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, con
   }
   const int64_t work = s.m * s.n * s.k;
   threads = static_cast<int>(std::clamp<int64_t>(work / min_work_per_thread, 1, threads));
-  if (threads == 1) {
-    gemm_block(kernel, s, a, b, c, accumulate, 0, s.m, 0, s.n);
-    return;
-  }
-  const TileGrid grid = tile_grid(kernel, s, 4 * threads, min_work_per_thread);
-  const int rectangles = grid.rows * grid.cols;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-  for (int rectangle = 0; rectangle < rectangles; ++rectangle) {
-    int64_t row_begin, row_end, col_begin, col_end;
-    split(s.m, kernel.mr, grid.rows, rectangle / grid.cols, row_begin, row_end);
-    split(s.n, kernel.nr, grid.cols, rectangle % grid.cols, col_begin, col_end);
-    if (row_begin < row_end && col_begin < col_end)
-      gemm_block(kernel, s, a, b, c, accumulate, row_begin, row_end, col_begin, col_end);
+  const Blocking block = blocking_for(kernel);
+  T* packed_b = b_buffer<T>().get(round_up(std::min(block.nc, s.n), kernel.nr) *
+                                  std::min(block.kc, s.k));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    const int team = omp_get_num_threads(), me = omp_get_thread_num();
+    for (int64_t jc = 0; jc < s.n; jc += block.nc) {
+      const int64_t nc = std::min(block.nc, s.n - jc);
+      const Chunks chunks = chunks_for(kernel, block, s.m, nc, team);
+      for (int64_t pc = 0; pc < s.k; pc += block.kc) {
+        const int64_t kc = std::min(block.kc, s.k - pc);
+        // After the first k block, the partial sum already in C is added to.
+        const bool add_to_c = accumulate || pc > 0;
+        int64_t first_col, last_col;  // this thread's run of whole B panels
+        split(nc, kernel.nr, team, me, first_col, last_col);
+        if (first_col < last_col)
+          gemm_detail::pack_b(s, b, pc, kc, jc + first_col, last_col - first_col, kernel.nr,
+                              packed_b + first_col * kc);
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t chunk = 0; chunk < chunks.row_count * chunks.col_count; ++chunk) {
+          int64_t row_begin, row_end, col_begin, col_end;
+          split(s.m, kernel.mr, chunks.row_count, chunk / chunks.col_count, row_begin, row_end);
+          split(nc, kernel.nr, chunks.col_count, chunk % chunks.col_count, col_begin, col_end);
+          multiply_chunk(kernel, s, a, packed_b, c, add_to_c, pc, kc, jc, row_begin, row_end,
+                         col_begin, col_end);
+        }
+        // (the end of the loop waits for every thread: B is packed again only after that)
+      }
+    }
   }
 }
 

@@ -262,6 +262,38 @@ TEMPLATE_TEST_CASE("gemm gives the same bits with 1 and 2 threads", "[gemm][thre
     }
 }
 
+// Teams of 2, 3 and 5 threads share each packed block of B and split C into chunks of rows,
+// or of columns when the rows are few: on a 5-row C over more than one column block
+// (nc = 1,024), on a C taller than one chunk may be (mc = 672 rows of floats), and on the
+// square-ish case above, every team gives the bits of one thread.
+TEMPLATE_TEST_CASE("gemm_with gives the same bits for teams of 1, 2, 3 and 5 threads",
+                   "[gemm][threads]", float, double) {
+  const auto& kernel = kernels_this_cpu_runs<TestType>().back();
+  uint32_t seed = 500;
+  for (const Case& base : {Case{5, 1100, 300}, Case{700, 40, 30}, Case{203, 150, 300}})
+    for (bool trans_a : {false, true}) {
+      Case t = base;
+      t.trans_a = trans_a;
+      t.trans_b = !trans_a;
+      INFO(describe(t) << " kernel " << kernel.name);
+      const Operands<TestType> x = make_operands<TestType>(t, seed++);
+      std::vector<TestType> one = x.c.values;
+      detail::gemm_with(kernel, x.shape, x.a.values.data(), x.b.values.data(), one.data(), true,
+                        1);
+      for (int team : {2, 3, 5}) {
+        INFO(team << " threads");
+        std::vector<TestType> many = x.c.values;
+        detail::gemm_with(kernel, x.shape, x.a.values.data(), x.b.values.data(), many.data(),
+                          true, team);
+        REQUIRE(std::memcmp(one.data(), many.data(), one.size() * sizeof(TestType)) == 0);
+      }
+      std::vector<TestType> reference = x.c.values;
+      atencion::gemm_reference(x.shape, x.a.values.data(), x.b.values.data(), reference.data(),
+                               true);
+      require_close(x, one, reference, true);
+    }
+}
+
 TEMPLATE_TEST_CASE("gemm_batched matches a loop of gemm_reference, with broadcasting",
                    "[gemm][batched]", float, double) {
   const int64_t batch = 6, m = 45, n = 50, k = 90;  // enough work to split over 2 threads
