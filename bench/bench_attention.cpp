@@ -1,6 +1,8 @@
 // bench/bench_attention.cpp — nn::MultiHeadAttention (self-attention, no mask, no dropout),
 // forward alone and forward + backward, in tokens per second (batch · tokens per call over
 // wall-clock time). Compare with torch.nn.MultiheadAttention: bench/compare.py.
+// Every case runs at 1, 2, 4, ... threads (`/threads:T`, bench/thread_sweep.h) and reports its
+// parallel efficiency.
 //
 //   mha_forward/B32_T64_D512_H8            batch 32, 64 tokens, d_model 512, 8 heads
 //   mha_forward_backward/B32_T64_D512_H8   the same, then backward from a fixed gradient
@@ -10,9 +12,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
 #include "autograd/variable.h"
 #include "nn/multi_head_attention.h"
+#include "bench/thread_sweep.h"
 #include "tensor/random.h"
 
 namespace {
@@ -24,15 +28,22 @@ struct AttentionShape {
   int64_t batch, tokens, d_model, heads;
 };
 
-// Runs `step` once per iteration and reports `tokens_per_second` (batch · tokens per call).
+// Runs `step` once per iteration on the case's `threads` and reports `tokens_per_second`
+// (batch · tokens per call) and the parallel efficiency.
 template <typename Step>
-void measure_tokens(benchmark::State& state, const AttentionShape& shape, Step step) {
+void measure_tokens(benchmark::State& state, const AttentionShape& shape, bool backward,
+                    Step step) {
+  const int threads = static_cast<int>(state.range(0));
+  const atencion::bench::UseThreads use_threads(threads);
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) step();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double tokens = static_cast<double>(shape.batch * shape.tokens * state.iterations());
-  state.counters["tokens_per_second"] = benchmark::Counter(tokens / seconds);
+  const std::string case_name = std::to_string(shape.batch) + "x" +
+                                std::to_string(shape.tokens) + "x" +
+                                std::to_string(shape.d_model) + (backward ? " backward" : "");
+  atencion::bench::report_rate(state, case_name, threads, "tokens_per_second", tokens / seconds);
 }
 
 void run_attention(benchmark::State& state, const AttentionShape& shape, bool backward) {
@@ -41,7 +52,7 @@ void run_attention(benchmark::State& state, const AttentionShape& shape, bool ba
   const Tensor x_value = atencion::randn({shape.batch, shape.tokens, shape.d_model}, generator);
   const Tensor grad_output =
       atencion::randn({shape.batch, shape.tokens, shape.d_model}, generator);
-  measure_tokens(state, shape, [&] {
+  measure_tokens(state, shape, backward, [&] {
     Variable x(x_value, /*requires_grad=*/backward);
     Variable y = attention(x, x, x);
     if (backward) {
@@ -62,7 +73,7 @@ void forward_backward_tiny(benchmark::State& state) { run_attention(state, kTiny
 }  // namespace
 
 void attention_case(benchmark::internal::Benchmark* b) {
-  b->Unit(benchmark::kMillisecond);
+  b->Unit(benchmark::kMillisecond)->Apply(atencion::bench::thread_sweep);
 }
 
 BENCHMARK(forward_wide)->Name("mha_forward/B32_T64_D512_H8")->Apply(attention_case);

@@ -2,7 +2,9 @@
 // product), through the public atencion::matmul that the layers call.
 // Compare with PyTorch and OpenBLAS: /usr/bin/python3 bench/compare.py (docs/performance.md).
 //
-// Case names are stable so results can be compared across versions:
+// Case names are stable so results can be compared across versions; the square products run at
+// 1, 2, 4, ... threads (`/threads:T`, bench/thread_sweep.h) and report their parallel
+// efficiency:
 //   matmul/N      A·B    for N x N float32 matrices
 //   matmul_nt/N   A·Bᵀ   (the backward's dL/dA = G·Bᵀ; attention scores Q·Kᵀ)
 //   matmul_tn/N   Aᵀ·B   (the backward's dL/dB = Aᵀ·G)
@@ -13,7 +15,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <string>
 
+#include "bench/thread_sweep.h"
 #include "tensor/gemm_kernel.h"
 #include "tensor/ops.h"
 #include "tensor/random.h"
@@ -24,30 +28,42 @@ namespace {
 using atencion::Tensor;
 using atencion::Trans;
 
-// Runs `product` once per benchmark iteration and reports the `gflops` counter,
-// 2·m·n·k·batch floating-point operations per iteration over the wall-clock time (the threads'
-// time together, as a user waits for it; Google Benchmark's own column is CPU time).
+// Runs `product` once per benchmark iteration and returns GFLOP/s: 2·m·n·k·batch
+// floating-point operations per iteration over the wall-clock time (the threads' time together,
+// as a user waits for it; Google Benchmark's own column is CPU time).
 template <typename Product>
-void measure_gflops(benchmark::State& state, double batch, double m, double n, double k,
-                    Product product) {
+double gflops_of(benchmark::State& state, double batch, double m, double n, double k,
+                 Product product) {
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) product();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double flops = 2.0 * batch * m * n * k * static_cast<double>(state.iterations());
-  state.counters["gflops"] = benchmark::Counter(flops / seconds * 1e-9);
+  return flops / seconds * 1e-9;
 }
 
+template <typename Product>
+void measure_gflops(benchmark::State& state, double batch, double m, double n, double k,
+                    Product product) {
+  state.counters["gflops"] = benchmark::Counter(gflops_of(state, batch, m, n, k, product));
+}
+
+// state.range(0) is n, state.range(1) the threads.
 void run_square(benchmark::State& state, Trans trans_a, Trans trans_b) {
   const int64_t n = state.range(0);
+  const int threads = static_cast<int>(state.range(1));
+  const atencion::bench::UseThreads use_threads(threads);
   atencion::Generator generator(42);
   // Stored so that op(a) and op(b) are n x n either way (square, so the shapes match).
   const Tensor a = atencion::randn({n, n}, generator);
   const Tensor b = atencion::randn({n, n}, generator);
-  measure_gflops(state, 1, n, n, n, [&] {
+  const double gflops = gflops_of(state, 1, n, n, n, [&] {
     Tensor c = atencion::matmul(a, b, trans_a, trans_b);
     benchmark::DoNotOptimize(c.data<float>());
   });
+  const std::string case_name = std::to_string(n) + (trans_a == Trans::Yes ? "T" : "") + "x" +
+                                (trans_b == Trans::Yes ? "T" : "");
+  atencion::bench::report_rate(state, case_name, threads, "gflops", gflops);
 }
 
 void matmul(benchmark::State& state) { run_square(state, Trans::No, Trans::No); }
@@ -79,8 +95,11 @@ void micro_kernel_f32(benchmark::State& state) {
   state.SetLabel(kernel.name);
 }
 
+// Every size at 1, 2, 4, ... threads (as bench/thread_sweep.h counts them).
 void square_sizes(benchmark::internal::Benchmark* b) {
-  for (int64_t n : {64, 128, 256, 512, 1024, 2048}) b->Arg(n);
+  b->ArgNames({"", "threads"});
+  for (int64_t n : {64, 128, 256, 512, 1024, 2048})
+    for (int threads : atencion::bench::thread_counts()) b->Args({n, threads});
   b->Unit(benchmark::kMicrosecond);
 }
 

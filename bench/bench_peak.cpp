@@ -5,7 +5,8 @@
 //                        multiply-adds on values held in registers: no loads, no stores, so
 //                        nothing but the FMA units limits it. GFLOP/s = 2 flops per lane per FMA.
 // The widest vectors this CPU has (AVX-512, else AVX2) are picked at run time; the label says
-// which. T runs over 1 and the number of threads the suite runs with (OMP_NUM_THREADS).
+// which. T runs over 1, 2, 4, ... and the number of threads the suite runs with
+// (OMP_NUM_THREADS; bench/thread_sweep.h).
 #include <benchmark/benchmark.h>
 #include <immintrin.h>
 #include <omp.h>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <string>
 
+#include "bench/thread_sweep.h"
 #include "tensor/threads.h"
 
 namespace {
@@ -77,9 +79,7 @@ void peak_fma(benchmark::State& state) {
 }
 
 void thread_counts(benchmark::internal::Benchmark* b) {
-  b->ArgName("threads")->Arg(1);
-  if (atencion::num_threads() > 1) b->Arg(atencion::num_threads());
-  b->Unit(benchmark::kMillisecond);
+  b->Apply(atencion::bench::thread_sweep)->Unit(benchmark::kMillisecond);
 }
 
 }  // namespace

@@ -15,6 +15,8 @@
 //   system_time_share      system CPU time / (user + system) CPU time over the timed steps
 //   peak_tensor_mib        the most bytes the tensors held at once (Storage::peak_bytes)
 // A warm-up step runs before the timing, so the figures are those of a step in steady state.
+// Every case runs at 1, 2, 4, ... threads (`/threads:T`, bench/thread_sweep.h) and reports its
+// parallel efficiency.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -26,6 +28,7 @@
 #include "nn/loss.h"
 #include "nn/masks.h"
 #include "nn/optim/adam.h"
+#include "bench/thread_sweep.h"
 #include "nn/transformer.h"
 #include "tensor/random.h"
 
@@ -35,6 +38,7 @@ using atencion::Tensor;
 using atencion::Variable;
 
 struct StepShape {
+  const char* name;
   int64_t d_model, d_ff, vocabulary, batch, tokens;
 };
 
@@ -63,6 +67,8 @@ Tensor random_ids(const StepShape& shape, atencion::Generator& generator) {
 }
 
 void train_step(benchmark::State& state, const StepShape& shape) {
+  const int threads = static_cast<int>(state.range(0));
+  const atencion::bench::UseThreads use_threads(threads);
   atencion::Generator generator(42);
   atencion::nn::TransformerConfig config;
   config.src_vocab = config.tgt_vocab = shape.vocabulary;
@@ -100,7 +106,8 @@ void train_step(benchmark::State& state, const StepShape& shape) {
   const ProcessUsage used = process_usage() - usage_before;
   const double steps = static_cast<double>(state.iterations());
   const double target_tokens = static_cast<double>(shape.batch * shape.tokens) * steps;
-  state.counters["tokens_per_second"] = benchmark::Counter(target_tokens / seconds);
+  atencion::bench::report_rate(state, shape.name, threads, "tokens_per_second",
+                              target_tokens / seconds);
   state.counters["minor_faults_per_step"] = benchmark::Counter(used.minor_faults / steps);
   state.counters["peak_tensor_mib"] =
       benchmark::Counter(static_cast<double>(atencion::Storage::peak_bytes()) / (1 << 20));
@@ -110,11 +117,13 @@ void train_step(benchmark::State& state, const StepShape& shape) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(train_step, tiny, StepShape{128, 512, 4000, 64, 20})
+BENCHMARK_CAPTURE(train_step, tiny, StepShape{"tiny", 128, 512, 4000, 64, 20})
     ->Name("train_step/tiny")
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(train_step, translator, StepShape{256, 1024, 8000, 128, 16})
+    ->Unit(benchmark::kMillisecond)
+    ->Apply(atencion::bench::thread_sweep);
+BENCHMARK_CAPTURE(train_step, translator, StepShape{"translator", 256, 1024, 8000, 128, 16})
     ->Name("train_step/translator")
-    ->Unit(benchmark::kMillisecond);
+    ->Unit(benchmark::kMillisecond)
+    ->Apply(atencion::bench::thread_sweep);
 
 BENCHMARK_MAIN();

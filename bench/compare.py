@@ -13,6 +13,7 @@ atencion's steps (docs/performance.md).
 
     /usr/bin/python3 bench/compare.py --build build            # every case
     /usr/bin/python3 bench/compare.py --build build --filter 'matmul/(512|1024)' --rounds 5
+    /usr/bin/python3 bench/compare.py --build build --threads 16 --sweep --filter mha   # 1..16
 
 Adding a case: append a Case to CASES with the program and benchmark name that measure it in
 C++, the metric that program reports as a counter, and a `setup` ("pytorch", "openblas") that
@@ -47,6 +48,12 @@ class Case:
     setups: Dict[str, Callable[[int], Callable[[], None]]] = field(default_factory=dict)
     # Run alone in its own process on every backend, whose peak RSS is then reported.
     own_process: bool = False
+    # Registered with a `threads` argument (bench/thread_sweep.h): the C++ name is
+    # "<name>/threads:T".
+    threaded: bool = False
+
+    def benchmark_name(self, threads: int) -> str:
+        return f"{self.name}/threads:{threads}" if self.threaded else self.name
 
 
 def torch_matmul_setup(batch, m, n, k, trans_a, trans_b):
@@ -103,12 +110,12 @@ def openblas_matmul_setup(batch, m, n, k, trans_a, trans_b):
     return setup
 
 
-def matmul_case(name, batch, m, n, k, trans_a=False, trans_b=False):
+def matmul_case(name, batch, m, n, k, trans_a=False, trans_b=False, threaded=True):
     args = (batch, m, n, k, trans_a, trans_b)
     return Case(name, "bench_matmul", "gflops", 2.0 * batch * m * n * k * 1e-9, {
         "pytorch": torch_matmul_setup(*args),
         "openblas": openblas_matmul_setup(*args),  # run with every core type (backends())
-    })
+    }, threaded=threaded)
 
 
 CASES: List[Case] = []
@@ -118,7 +125,7 @@ for size in (64, 128, 256, 512, 1024, 2048):
     CASES.append(matmul_case(f"matmul_nt/{size}", 1, size, size, size, trans_b=True))
 for size in (64, 128, 256, 512, 1024, 2048):
     CASES.append(matmul_case(f"matmul_tn/{size}", 1, size, size, size, trans_a=True))
-CASES.append(matmul_case("bmm/64x64x64x64", 64, 64, 64, 64))
+CASES.append(matmul_case("bmm/64x64x64x64", 64, 64, 64, 64, threaded=False))
 # The float32 micro-kernel alone on one thread: atencion's own ceiling, no other backend.
 CASES.append(Case("micro_kernel/f32", "bench_matmul", "gflops", 0.0))
 # The machine's FMA peak on one thread and on all of them (bench_peak.cpp): every GFLOP/s figure
@@ -204,12 +211,13 @@ for shape, (batch, tokens, d_model, heads) in [("B32_T64_D512_H8", (32, 64, 512,
     for kind, backward in [("mha_forward", False), ("mha_forward_backward", True)]:
         CASES.append(Case(f"{kind}/{shape}", "bench_attention", "tokens_per_second",
                           batch * tokens, {"pytorch": torch_attention_setup(
-                              batch, tokens, d_model, heads, backward)}))
+                              batch, tokens, d_model, heads, backward)}, threaded=True))
 for name, (d_model, d_ff, vocabulary, batch, tokens) in [("tiny", (128, 512, 4000, 64, 20)),
                                                         ("translator", (256, 1024, 8000, 128, 16))]:
     CASES.append(Case(f"train_step/{name}", "bench_train_step", "tokens_per_second",
                       batch * tokens, {"pytorch": torch_train_step_setup(
-                          d_model, d_ff, vocabulary, batch, tokens)}, own_process=True))
+                          d_model, d_ff, vocabulary, batch, tokens)}, own_process=True,
+                      threaded=True))
 
 def torch_decode_setup(beam):
     """bench_decode's decode/greedy and decode/beam4 in PyTorch: the translator's default model
@@ -362,39 +370,40 @@ def process_groups(cases: List[Case]) -> List[List[Case]]:
     return ([shared] if shared else []) + [[c] for c in cases if c.own_process]
 
 
-def run_backend(backend: str, cases: List[Case], args,
+def run_backend(backend: str, cases: List[Case], args, threads: int,
                 peak_rss: Dict[str, float]) -> Dict[str, float]:
-    chosen = backends(args.threads)[backend]
+    chosen = backends(threads)[backend]
     results = {}
     for group in process_groups([c for c in cases if chosen.setup in c.setups]):
         command = [sys.executable, os.path.abspath(__file__), "--worker", backend,
-                   "--threads", str(args.threads), "--min-time", str(args.min_time),
+                   "--threads", str(threads), "--min-time", str(args.min_time),
                    "--cases", json.dumps([c.name for c in group])]
-        output, peak = run_child(command, child_environment(chosen.env, args.threads))
+        output, peak = run_child(command, child_environment(chosen.env, threads))
         results.update(json.loads(output.strip().splitlines()[-1]))
         if group[0].own_process:
             peak_rss[group[0].name] = peak
     return results
 
 
-def run_atencion(cases: List[Case], args, peak_rss: Dict[str, float],
+def run_atencion(cases: List[Case], args, threads: int, peak_rss: Dict[str, float],
                  counters: Dict[str, Dict[str, float]]) -> Dict[str, float]:
-    """Runs atencion's benchmark programs; returns each case's figure and keeps each case's
-    other counters (page faults, system time) of the last round in `counters`."""
+    """Runs atencion's benchmark programs on `threads` threads; returns each case's figure and
+    keeps each case's other counters (page faults, system time) of the last round in
+    `counters`."""
     results = {}
     groups = [group for program in sorted({c.program for c in cases})
               for group in process_groups([c for c in cases if c.program == program])]
     for wanted in groups:
         program = wanted[0].program
-        pattern = "^(" + "|".join(re.escape(c.name) for c in wanted) + ")$"
+        pattern = "^(" + "|".join(re.escape(c.benchmark_name(threads)) for c in wanted) + ")$"
         binary = os.path.join(args.build, "bench", program)
         command = [binary, "--benchmark_format=json", f"--benchmark_filter={pattern}",
                    f"--benchmark_min_time={args.min_time}"]
-        output, peak = run_child(command, child_environment({}, args.threads))
+        output, peak = run_child(command, child_environment({}, threads))
         if wanted[0].own_process:
             peak_rss[wanted[0].name] = peak
         for entry in json.loads(output)["benchmarks"]:
-            case = next((c for c in wanted if c.name == entry["name"]), None)
+            case = next((c for c in wanted if c.benchmark_name(threads) == entry["name"]), None)
             if case is not None and case.metric in entry:
                 results[case.name] = entry[case.metric]
                 counters[case.name] = {key: value for key, value in entry.items()
@@ -490,12 +499,74 @@ def settings_table(cases: List[Case], best: Dict[str, Dict[str, float]],
     return "\n".join(lines)
 
 
+@dataclass
+class Measured:
+    """Every column's best figure per case over the rounds at one thread count, with the peak
+    RSS of own-process cases and atencion's other counters."""
+    best: Dict[str, Dict[str, float]]
+    peak_rss: Dict[str, Dict[str, float]]
+    counters: Dict[str, Dict[str, float]]
+
+
+def measure(cases: List[Case], args, threads: int) -> Measured:
+    all_backends = backends(threads)
+    names = ["atencion"] + list(all_backends)
+    measured = Measured({b: {} for b in names}, {b: {} for b in names}, {})
+    for round_number in range(args.rounds):
+        print(f"{threads} threads, round {round_number + 1} of {args.rounds}", file=sys.stderr)
+        results = {"atencion": run_atencion(cases, args, threads, measured.peak_rss["atencion"],
+                                            measured.counters)}
+        for backend in all_backends:
+            results[backend] = run_backend(backend, cases, args, threads,
+                                           measured.peak_rss[backend])
+        for backend, values in results.items():
+            for name, value in values.items():
+                measured.best[backend][name] = max(value, measured.best[backend].get(name, 0.0))
+    return measured
+
+
+def sweep_counts(most: int) -> List[int]:
+    """1, 2, 4, ... below `most`, and `most`: the counts bench/thread_sweep.h runs."""
+    counts, threads = [], 1
+    while threads < most:
+        counts.append(threads)
+        threads *= 2
+    return counts + [most]
+
+
+def sweep_table(cases: List[Case], by_count: Dict[int, Measured]) -> str:
+    """For every threaded case, atencion and the best PyTorch at each thread count, atencion's
+    ratio to it, and atencion's parallel efficiency rate(T) / (T · rate(1))."""
+    counts = sorted(by_count)
+    titles = ["case", "threads", "atencion", "parallel efficiency", "best PyTorch",
+              "its setting", "vs best PyTorch"]
+    lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
+    for case in cases:
+        if not case.threaded:
+            continue
+        one = by_count[counts[0]].best["atencion"].get(case.name) if counts[0] == 1 else None
+        for threads in counts:
+            measured, all_backends = by_count[threads], backends(threads)
+            value = measured.best["atencion"].get(case.name)
+            torch, setting = best_of(measured.best, columns_of(all_backends, "pytorch"),
+                                     case.name)
+            efficiency = f"{value / (threads * one):.2f}" if value and one else "—"
+            lines.append(f"| `{case.name}` | {threads} | {format_rate(value)} | {efficiency} | "
+                         f"{format_rate(torch)} | "
+                         f"{all_backends[setting].title if setting else '—'} | "
+                         f"{format_ratio(value, torch)} |")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(HERE, "..", "build"),
                         help="the CMake build directory holding bench/ (default: build)")
     parser.add_argument("--filter", default="", help="regular expression on case names")
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--sweep", action="store_true",
+                        help="also measure at 1, 2, 4, ... --threads threads and print each "
+                             "case's row with its parallel efficiency")
     parser.add_argument("--rounds", type=int, default=3,
                         help="rounds over all backends; each cell is the best round")
     parser.add_argument("--min-time", type=float, default=0.3,
@@ -518,38 +589,33 @@ def main() -> None:
     if any(c.metric == "gflops" for c in cases):
         cases += [c for c in CASES if c.name in peaks]
 
-    all_backends = backends(args.threads)
-    names = ["atencion"] + list(all_backends)
-    best: Dict[str, Dict[str, float]] = {b: {} for b in names}
-    peak_rss: Dict[str, Dict[str, float]] = {b: {} for b in names}
-    counters: Dict[str, Dict[str, float]] = {}
-    for round_number in range(args.rounds):
-        print(f"round {round_number + 1} of {args.rounds}", file=sys.stderr)
-        results = {"atencion": run_atencion(cases, args, peak_rss["atencion"], counters)}
-        for backend in all_backends:
-            results[backend] = run_backend(backend, cases, args, peak_rss[backend])
-        for backend, values in results.items():
-            for name, value in values.items():
-                best[backend][name] = max(value, best[backend].get(name, 0.0))
+    counts = sweep_counts(args.threads) if args.sweep else [args.threads]
+    by_count = {threads: measure(cases if threads == args.threads
+                                 else [c for c in cases if c.threaded], args, threads)
+                for threads in counts}
+    measured, all_backends = by_count[args.threads], backends(args.threads)
 
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {args.threads} threads, "
           f"best of {args.rounds} rounds of {args.min_time} s per case\n")
     for peak in peaks:
-        if best["atencion"].get(peak):
-            print(f"Measured FMA peak ({peak}): {best['atencion'][peak]:.1f} GFLOP/s")
+        if measured.best["atencion"].get(peak):
+            print(f"Measured FMA peak ({peak}): {measured.best['atencion'][peak]:.1f} GFLOP/s")
     print()
-    print(table(cases, best, all_backends))
-    memory = rss_table(cases, best, peak_rss, all_backends)
+    print(table(cases, measured.best, all_backends))
+    memory = rss_table(cases, measured.best, measured.peak_rss, all_backends)
     if memory:
         print("\nPeak RSS of the whole process (the last round):\n")
         print(memory)
-    kernel_costs = counters_table(cases, counters)
+    kernel_costs = counters_table(cases, measured.counters)
     if kernel_costs:
         print("\nWhat the kernel costs atencion's steps (the last round):\n")
         print(kernel_costs)
+    if args.sweep and any(c.threaded for c in cases):
+        print(f"\nThreads 1 to {args.threads} (parallel efficiency = rate(T) / (T · rate(1))):\n")
+        print(sweep_table(cases, by_count))
     if args.all_settings:
         print("\nEvery setting (best of the rounds):\n")
-        print(settings_table(cases, best, all_backends))
+        print(settings_table(cases, measured.best, all_backends))
 
 
 if __name__ == "__main__":
