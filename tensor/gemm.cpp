@@ -14,6 +14,7 @@
 
 #include "tensor/gemm_kernel.h"
 #include "tensor/gemm_pack.h"
+#include "tensor/threads.h"
 
 namespace atencion {
 namespace {
@@ -162,10 +163,7 @@ constexpr int64_t min_work_per_thread = 64 * 64 * 128;
 
 // OMP_NUM_THREADS or atencion::set_num_threads, never more than the cores, and one thread when
 // called from inside a parallel region (the caller already splits the work).
-int available_threads() {
-  if (omp_in_parallel()) return 1;
-  return std::max(1, std::min(omp_get_max_threads(), omp_get_num_procs()));
-}
+int available_threads() { return omp_in_parallel() ? 1 : num_threads(); }
 
 // [begin, end) of part `part` of `parts` over `length`, cut at multiples of `unit`.
 void split(int64_t length, int64_t unit, int parts, int part, int64_t& begin, int64_t& end) {
@@ -234,9 +232,10 @@ void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, con
   const Blocking block = blocking_for(kernel);
   T* packed_b = b_buffer<T>().get(round_up(std::min(block.nc, s.n), kernel.nr) *
                                   std::min(block.kc, s.k));
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  {
-    const int team = omp_get_num_threads(), me = omp_get_thread_num();
+  // One thread's share of the work, in a team of `team` threads (without a single OpenMP
+  // directive when the team is one thread: the caller may itself be a thread of another team,
+  // and a barrier costs a system call even in a team of one).
+  auto run_thread = [&](int team, int me) {
     for (int64_t jc = 0; jc < s.n; jc += block.nc) {
       const int64_t nc = std::min(block.nc, s.n - jc);
       const Chunks chunks = chunks_for(kernel, block, s.m, nc, team);
@@ -249,19 +248,28 @@ void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, con
         if (first_col < last_col)
           gemm_detail::pack_b(s, b, pc, kc, jc + first_col, last_col - first_col, kernel.nr,
                               packed_b + first_col * kc);
-#pragma omp barrier
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t chunk = 0; chunk < chunks.row_count * chunks.col_count; ++chunk) {
+        auto multiply = [&](int64_t chunk) {
           int64_t row_begin, row_end, col_begin, col_end;
           split(s.m, kernel.mr, chunks.row_count, chunk / chunks.col_count, row_begin, row_end);
           split(nc, kernel.nr, chunks.col_count, chunk % chunks.col_count, col_begin, col_end);
           multiply_chunk(kernel, s, a, packed_b, c, add_to_c, pc, kc, jc, row_begin, row_end,
                          col_begin, col_end);
+        };
+        const int64_t count = chunks.row_count * chunks.col_count;
+        if (team == 1) {
+          for (int64_t chunk = 0; chunk < count; ++chunk) multiply(chunk);
+          continue;
         }
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t chunk = 0; chunk < count; ++chunk) multiply(chunk);
         // (the end of the loop waits for every thread: B is packed again only after that)
       }
     }
-  }
+  };
+  if (threads == 1) return run_thread(1, 0);
+#pragma omp parallel num_threads(threads)
+  run_thread(omp_get_num_threads(), omp_get_thread_num());
 }
 
 template void gemm_with(const MicroKernel<float>&, const GemmShape&, const float*, const float*,

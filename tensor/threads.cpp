@@ -12,10 +12,19 @@
 
 namespace atencion {
 
-int num_threads() { return std::clamp(omp_get_max_threads(), 1, omp_get_num_procs()); }
+namespace {
 
-void set_num_threads(int threads) {
-  omp_set_num_threads(std::clamp(threads, 1, omp_get_num_procs()));
+// The cores this process may run on, asked once: omp_get_num_procs() makes a system call
+// (sched_getaffinity) every time, and num_threads() is asked by every parallel loop.
+int cores() {
+  static const int count = omp_get_num_procs();
+  return count;
 }
+
+}  // namespace
+
+int num_threads() { return std::clamp(omp_get_max_threads(), 1, cores()); }
+
+void set_num_threads(int threads) { omp_set_num_threads(std::clamp(threads, 1, cores())); }
 
 }  // namespace atencion
