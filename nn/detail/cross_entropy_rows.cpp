@@ -8,15 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "nn/detail/fast_exp.h"
+#include "tensor/detail/fast_exp.h"
 #include "tensor/threads.h"
 
 namespace atencion::nn::detail {
 namespace {
 
-// e^x: the vectorisable float32 version (nn/detail/fast_exp.h, within 1 ulp), and the library's
-// for float64, where gradcheck wants every digit.
-inline float exp_of(float x) { return detail::fast_exp(x); }
+// e^x: the vectorisable float32 version (tensor/detail/fast_exp.h, within 1 ulp), and the
+// library's for float64, where gradcheck wants every digit.
+inline float exp_of(float x) { return atencion::detail::fast_exp(x); }
 inline double exp_of(double x) { return std::exp(x); }
 
 struct RowSums {

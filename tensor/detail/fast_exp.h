@@ -1,12 +1,13 @@
-// nn/detail/fast_exp.h — e^x in float32 without a library call, so loops over it vectorise.
+// tensor/detail/fast_exp.h — e^x in float32 without a library call, so loops over it vectorise.
 // Lesson: docs/11-training.md#the-gradient-written-out
 //
 // std::exp is a call the compiler cannot turn into SIMD code (it may set errno), and the
-// cross-entropy over a [tokens, vocabulary] matrix spends most of its time in it. This is the
+// cross-entropy over a [tokens, vocabulary] matrix (nn/detail/cross_entropy_rows.cpp) and the
+// softmax rows (tensor/softmax.cpp) spend most of their time in it. This is the
 // classic range reduction (as in Cephes' expf):
 //   x = n·ln 2 + r,  n = round(x / ln 2),  |r| ≤ ln 2 / 2
 //   e^x = 2^n · e^r,  e^r ≈ 1 + r + r²·P(r)  with P of degree 5 (relative error ~1e-7)
-// and 2^n written straight into the float's exponent bits. tests/nn/detail/test_fast_exp.cpp
+// and 2^n written straight into the float's exponent bits. tests/tensor/detail/test_fast_exp.cpp
 // pins it to std::exp within 2 float32 ulps on [-87, 88] and checks the ends.
 #pragma once
 
@@ -14,7 +15,7 @@
 #include <cstdint>
 #include <limits>
 
-namespace atencion::nn::detail {
+namespace atencion::detail {
 
 inline float fast_exp(float x) {
   // Into [−87, 88], where 2^n below is a normal float; NaN goes to −87 too, so the conversion
@@ -43,4 +44,4 @@ inline float fast_exp(float x) {
   return x != x ? x : result;  // NaN in, NaN out
 }
 
-}  // namespace atencion::nn::detail
+}  // namespace atencion::detail

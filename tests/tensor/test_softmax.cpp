@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tensor/ops.h"
+#include "tensor/random.h"
 
 using namespace atencion;
 using Catch::Contains;
@@ -72,4 +73,42 @@ TEST_CASE("softmax of a scalar and errors", "[softmax]") {
                       Contains("softmax: dim 2 out of range for a tensor of rank 2"));
   REQUIRE_THROWS_WITH(log_softmax(Tensor::zeros({2}, DType::Int64), 0),
                       Contains("log_softmax: expected a float32 or float64 tensor, got int64"));
+}
+
+// Float32 rows that are contiguous take the vectorised fast_row; the same rows read through a
+// transposed view take the readable softmax_rows. Both must agree within a few float32 ulps
+// (fast_exp is within 2 of std::exp; the sums run in double in another order), keep exact
+// zeros and -inf for masked entries, and give NaN rows for NaN input. The lengths cover less
+// than one group of 16 lanes, exact groups, groups and a tail, and a vocabulary's 8,000.
+TEST_CASE("float32 contiguous rows (vectorised) match the readable strided rows", "[softmax]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const double eps = std::numeric_limits<float>::epsilon();
+  Generator generator(11);
+  for (int64_t length : {1, 3, 15, 16, 17, 40, 8000}) {
+    INFO("row length " << length);
+    const int64_t rows = 6;
+    Tensor x = uniform({rows, length}, -10, 10, generator);
+    if (length > 2) x.set({1, 2}, -inf);                       // one masked entry
+    for (int64_t j = 0; j < length; ++j) x.set({3, j}, -inf);  // a fully masked row
+    x.set({5, length - 1}, std::numeric_limits<float>::quiet_NaN());
+    const Tensor strided = x.transpose(0, 1).contiguous().transpose(0, 1);  // rows step by `rows`
+    REQUIRE((length == 1 || strided.strides()[1] == rows));
+    for (bool log : {false, true}) {
+      INFO((log ? "log_softmax" : "softmax"));
+      const Values fast = (log ? log_softmax(x, 1) : softmax(x, 1)).to_vector();
+      const Values readable = (log ? log_softmax(strided, 1) : softmax(strided, 1)).to_vector();
+      int64_t far_apart = 0;
+      for (std::size_t i = 0; i < fast.size(); ++i) {
+        if (std::isnan(readable[i]) || std::isinf(readable[i]) || readable[i] == 0) {
+          far_apart += !(std::isnan(fast[i]) ? std::isnan(readable[i]) : fast[i] == readable[i]);
+          continue;
+        }
+        const double scale = log ? std::max(1.0, std::fabs(readable[i])) : std::fabs(readable[i]);
+        far_apart += !(std::fabs(fast[i] - readable[i]) <= 4 * eps * scale);
+      }
+      CHECK(far_apart == 0);
+      CHECK(std::isnan(fast[5 * length]));  // the NaN row
+      CHECK(fast[3 * length] == (log ? -inf : 0.0));
+    }
+  }
 }

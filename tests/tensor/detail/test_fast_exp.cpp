@@ -1,12 +1,12 @@
-// tests/nn/detail/test_fast_exp.cpp — nn/detail/fast_exp.h pinned to std::exp.
+// tests/tensor/detail/test_fast_exp.cpp — tensor/detail/fast_exp.h pinned to std::exp.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <limits>
 
-#include "nn/detail/fast_exp.h"
+#include "tensor/detail/fast_exp.h"
 
-using atencion::nn::detail::fast_exp;
+using atencion::detail::fast_exp;
 
 TEST_CASE("fast_exp: within 2 ulps of std::exp over float's whole normal range", "[fast_exp]") {
   double worst = 0;
