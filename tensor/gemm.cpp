@@ -176,9 +176,11 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // How C[:, jc:jc+nc] is cut: `row_count` x `col_count` chunks of whole panels, as even as
 // the panels allow, a chunk at most mc rows high (so that its packed A fits the thread's
-// buffer). Some 4 chunks per thread, so that a thread slowed down by the machine does not hold
-// the others back; rows first, since cutting the columns makes two chunks pack the same rows
-// of A.
+// buffer). Small chunks, about two row panels each and at least 4 per thread, so that the
+// threads finish a block together (the one that took the last chunk is waited for) and a thread
+// slowed down by the machine does not hold the others back; a chunk packs only its own rows of
+// A, so small chunks pack no more in all. Rows first, since cutting the columns makes two
+// chunks pack the same rows of A.
 struct Chunks {
   int64_t row_count, col_count;
 };
@@ -187,7 +189,7 @@ template <typename T>
 Chunks chunks_for(const MicroKernel<T>& kernel, const Blocking& block, int64_t m, int64_t nc,
                   int threads) {
   const int64_t row_panels = ceil_div(m, kernel.mr), col_panels = ceil_div(nc, kernel.nr);
-  const int64_t wanted = threads == 1 ? 1 : 4 * threads;
+  const int64_t wanted = threads == 1 ? 1 : std::max<int64_t>(4 * threads, row_panels / 2);
   const int64_t row_count = std::max(ceil_div(row_panels, block.mc / kernel.mr),
                                      std::min(row_panels, wanted));
   const int64_t col_count = std::clamp<int64_t>(ceil_div(wanted, row_count), 1, col_panels);
