@@ -137,8 +137,8 @@ void write_manifest(const std::string& dir) {
   nlohmann::json files = nlohmann::json::object();
   for (const char* file : kCheckpointFiles) {
     if (!fs::exists(fs::path(dir) / file)) continue;
-    const std::string bytes = read_file((fs::path(dir) / file).string());
-    files[file] = {{"bytes", bytes.size()}, {"crc32c", crc32c_hex(bytes)}};
+    const FileChecksum checksum = checksum_file((fs::path(dir) / file).string());
+    files[file] = {{"bytes", checksum.bytes}, {"crc32c", checksum.crc32c_hex()}};
   }
   write_file_atomically((fs::path(dir) / "manifest.json").string(),
                         nlohmann::json{{"files", files}}.dump(1) + "\n");
@@ -250,7 +250,7 @@ void verify_checkpoint_files(const std::string& dir) {
                                  ": not listed in manifest.json");
       continue;
     }
-    const std::string bytes = read_file(file_path.string());
+    const FileChecksum checksum = checksum_file(file_path.string());
     std::string recorded, size;
     try {
       recorded = files[file].at("crc32c").get<std::string>();
@@ -259,10 +259,10 @@ void verify_checkpoint_files(const std::string& dir) {
       throw std::runtime_error("load_checkpoint: " + manifest_path.string() + ": entry for " +
                                file + ": " + error.what());
     }
-    if (std::to_string(bytes.size()) != size || crc32c_hex(bytes) != recorded)
+    if (std::to_string(checksum.bytes) != size || checksum.crc32c_hex() != recorded)
       throw std::runtime_error("load_checkpoint: " + file_path.string() +
-                               " is damaged: " + std::to_string(bytes.size()) +
-                               " bytes with CRC-32C " + crc32c_hex(bytes) +
+                               " is damaged: " + std::to_string(checksum.bytes) +
+                               " bytes with CRC-32C " + checksum.crc32c_hex() +
                                ", but manifest.json records " + size + " bytes with " + recorded);
   }
 }

@@ -17,8 +17,18 @@
 namespace atencion::translate {
 
 // CRC-32C of `bytes`; crc32c("123456789") == 0xE3069283 (the standard check value).
-uint32_t crc32c(std::string_view bytes);
+// Given the CRC of earlier bytes, continues it: crc32c(b, crc32c(a)) == crc32c(a + b).
+uint32_t crc32c(std::string_view bytes, uint32_t earlier = 0);
 // The same, as 8 lowercase hex digits (how manifest.json stores it).
 std::string crc32c_hex(std::string_view bytes);
+
+// A file's size and CRC-32C, read a MiB at a time: a checkpoint's optimizer state (78 MB for
+// the translator) is checked without holding it whole. Throws naming the file if unreadable.
+struct FileChecksum {
+  uint64_t bytes = 0;
+  uint32_t crc32c = 0;
+  std::string crc32c_hex() const;
+};
+FileChecksum checksum_file(const std::string& path);
 
 }  // namespace atencion::translate

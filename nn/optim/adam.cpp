@@ -112,8 +112,8 @@ NamedTensors Adam::state_dict() const {
     if (states_[i].step == 0) continue;
     const std::string prefix = std::to_string(i) + ".";
     state.emplace_back(prefix + "step", Tensor::from_ids({states_[i].step}, {}));
-    state.emplace_back(prefix + "exp_avg", states_[i].exp_avg.clone());
-    state.emplace_back(prefix + "exp_avg_sq", states_[i].exp_avg_sq.clone());
+    state.emplace_back(prefix + "exp_avg", states_[i].exp_avg);  // shared, not copied
+    state.emplace_back(prefix + "exp_avg_sq", states_[i].exp_avg_sq);
   }
   return state;
 }

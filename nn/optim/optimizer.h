@@ -11,6 +11,10 @@
 //  * state_dict() / load_state_dict() carry the per-parameter buffers (momentum, Adam's
 //    moments, step counts), named "<index>.<buffer>" with the parameter's position in the
 //    list given to the constructor, so a resumed run continues exactly where it stopped.
+//    As torch's, state_dict() hands out the buffers themselves, not copies (a checkpoint of
+//    the translator would otherwise copy Adam's two moments, twice the model's size): the next
+//    step() changes them; clone() them to keep a snapshot. load_state_dict copies what it is
+//    given.
 #pragma once
 
 #include <cstdint>

@@ -70,7 +70,7 @@ NamedTensors SGD::state_dict() const {
   NamedTensors state;
   for (std::size_t i = 0; i < parameters_.size(); ++i)
     if (momentum_buffers_[i].defined())
-      state.emplace_back(std::to_string(i) + ".momentum_buffer", momentum_buffers_[i].clone());
+      state.emplace_back(std::to_string(i) + ".momentum_buffer", momentum_buffers_[i]);  // shared
   return state;
 }
 

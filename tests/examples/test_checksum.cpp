@@ -1,8 +1,14 @@
 // Tests for examples/translate/checksum.cpp: CRC-32C against the published check values
 // (the "123456789" check value, and the 32-byte vectors of RFC 3720, appendix B.4), and that
-// flipping any one bit of a checkpoint-sized buffer changes it.
+// flipping any one bit of a checkpoint-sized buffer changes it; a CRC continued over pieces,
+// and a file's read a MiB at a time, equal the CRC of the whole.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "checksum.h"
@@ -36,4 +42,27 @@ TEST_CASE("crc32c: every single flipped bit changes the checksum", "[translate][
       unchanged += crc32c(flipped) == original ? 1 : 0;
     }
   CHECK(unchanged == 0);
+}
+
+TEST_CASE("crc32c: continued over pieces, the CRC of the whole", "[translate][checksum]") {
+  const std::string text = "123456789";
+  for (size_t cut = 0; cut <= text.size(); ++cut)
+    CHECK(crc32c(text.substr(cut), crc32c(text.substr(0, cut))) == 0xE3069283u);
+}
+
+TEST_CASE("checksum_file: size and CRC-32C of a file longer than its read buffer",
+          "[translate][checksum]") {
+  // 2.5 MiB: two whole reads of a MiB and a partial one
+  std::string bytes(5 << 19, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>((i * 7919) >> 5);
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("atencion_checksum_" + std::to_string(::getpid()))).string();
+  std::ofstream(path, std::ios::binary).write(bytes.data(),
+                                              static_cast<std::streamsize>(bytes.size()));
+  const FileChecksum checksum = checksum_file(path);
+  std::remove(path.c_str());
+  CHECK(checksum.bytes == bytes.size());
+  CHECK(checksum.crc32c == crc32c(bytes));
+  CHECK(checksum.crc32c_hex() == crc32c_hex(bytes));
+  CHECK_THROWS_WITH(checksum_file(path), Catch::Matchers::Contains("cannot read " + path));
 }

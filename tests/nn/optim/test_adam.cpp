@@ -80,3 +80,23 @@ TEST_CASE("Adam: state names, and bad options or state refused", "[optim][adam]"
                                              {"extra", Tensor::zeros({1})}}),
                       Contains("4 entries, but only 3"));
 }
+
+TEST_CASE("Adam: state_dict() hands out the moments themselves, as torch's does",
+          "[optim][adam]") {
+  Variable p(Tensor::zeros({2}), true);
+  Adam adam({p}, {});
+  sum(p * 3.0).backward();
+  adam.step();
+  const auto state = adam.state_dict();
+  const float m_after_one_step = state[1].second.to_vector()[0];  // (1 − β1)·3
+  REQUIRE(m_after_one_step == Approx(0.3));
+  adam.step();  // the same gradient again: m ← 0.9·0.3 + 0.1·3, in the very buffer held above
+  REQUIRE(state[1].second.to_vector()[0] == Approx(0.57));
+  REQUIRE(state[2].second.to_vector()[0] == Approx(0.999 * 0.009 + 0.001 * 9));
+  // what load_state_dict was given stays as it was: it copies
+  Adam resumed({p}, {});
+  const Tensor snapshot = state[1].second.clone();
+  resumed.load_state_dict(state);
+  resumed.step();
+  REQUIRE(state[1].second.to_vector()[0] == Approx(snapshot.to_vector()[0]));
+}

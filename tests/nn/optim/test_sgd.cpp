@@ -20,7 +20,10 @@ TEST_CASE("SGD: momentum by hand: the buffer starts as g, then b = μb + g", "[o
   }
   // step 1: b = 2, p = 1 − 0.2 = 0.8; step 2: b = 0.5·2 + 2 = 3, p = 0.8 − 0.3 = 0.5
   REQUIRE(p.item() == Approx(0.5).margin(1e-15));
-  REQUIRE(sgd.state_dict().at(0).second.item() == Approx(3.0));
+  const Tensor buffer = sgd.state_dict().at(0).second;
+  REQUIRE(buffer.item() == Approx(3.0));
+  sgd.step();  // the buffer handed out is the optimizer's own, as in torch: b = 0.5·3 + 2
+  REQUIRE(buffer.item() == Approx(3.5));
 }
 
 TEST_CASE("SGD: matches torch.optim.SGD over 5 steps", "[optim][sgd][fixture]") {
