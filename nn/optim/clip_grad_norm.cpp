@@ -39,10 +39,18 @@ double clip_grad_norm(const std::vector<Variable>& parameters, double max_norm) 
   const double scale = max_norm / (total_norm + 1e-6);
   if (scale < 1) {  // torch's test: the clip coefficient, not the norm, is compared with 1
     NoGradGuard no_grad;
-    // A fresh tensor rather than scaling in place: a gradient may share storage with another
-    // (an op's backward can hand the same tensor to two inputs), and must be scaled once.
-    for (const Variable& parameter : parameters)
-      if (parameter.has_grad()) parameter.node()->grad = mul(parameter.grad(), scale);
+    // In place, as torch does, when nothing else holds the gradient's storage (backward's
+    // .grad is always its own block: autograd/engine.cpp), so that a step allocates no second
+    // copy of every gradient. A gradient some other tensor shares (one the caller kept, or
+    // one handed to two parameters) gets a fresh tensor instead: each is scaled exactly once.
+    for (const Variable& parameter : parameters) {
+      if (!parameter.has_grad()) continue;
+      Tensor& grad = parameter.node()->grad;
+      if (grad.storage().use_count() == 1)
+        mul_(grad, scale);
+      else
+        grad = mul(grad, scale);
+    }
   }
   return total_norm;
 }

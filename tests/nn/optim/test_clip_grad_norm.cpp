@@ -38,3 +38,19 @@ TEST_CASE("clip_grad_norm: a gradient shared by two parameters is scaled once", 
   REQUIRE(b.grad().item() == Approx(expected).epsilon(1e-12));
   REQUIRE_THROWS(clip_grad_norm({a}, 0.0));
 }
+
+TEST_CASE("clip_grad_norm: scales a gradient in place unless something else holds it",
+          "[optim][clip]") {
+  Variable a(Tensor::from({0.0, 0.0}, DType::Float64), true);
+  Variable b(Tensor::from({0.0}, DType::Float64), true);
+  sum(a * Variable(Tensor::from({3.0, 4.0}, DType::Float64))).backward();
+  sum(b * 12.0).backward();  // norm √(9 + 16 + 144) = 13
+  const void* a_block = a.grad().storage()->data();
+  const Tensor kept_b = b.grad();  // the caller holds b's gradient: it must not change
+  clip_grad_norm({a, b}, 1.0);
+  const double scale = 1.0 / (13.0 + 1e-6);
+  REQUIRE(a.grad().storage()->data() == a_block);  // the same block, no copy
+  REQUIRE(a.grad().to_vector()[1] == Approx(4.0 * scale).epsilon(1e-14));
+  REQUIRE(b.grad().item() == Approx(12.0 * scale).epsilon(1e-14));
+  REQUIRE(kept_b.item() == 12.0);  // what the caller held is as it was
+}
