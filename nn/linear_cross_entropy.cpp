@@ -153,6 +153,13 @@ Variable linear_cross_entropy(const Variable& input, const Variable& weight, con
   return record("linear_cross_entropy", loss, inputs,
                 [grads, input_shape](const Tensor& grad_output) -> Grads {
                   // Every gradient is linear in the g arriving at the loss: scale the g = 1 ones.
+                  // For g = 1 (loss.backward()) they are handed on as they are, not copied:
+                  // once backward has released this closure, .grad takes them without a copy.
+                  if (grad_output.item() == 1.0) {
+                    Grads result{grads.input.reshape(input_shape), grads.weight};
+                    if (grads.bias.defined()) result.push_back(grads.bias);
+                    return result;
+                  }
                   const Tensor g = grad_output.to(grads.input.dtype());
                   Grads result{mul(grads.input, g).reshape(input_shape), mul(grads.weight, g)};
                   if (grads.bias.defined()) result.push_back(mul(grads.bias, g));

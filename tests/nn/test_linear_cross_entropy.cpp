@@ -77,6 +77,48 @@ TEST_CASE("linear_cross_entropy: equals matmul + add + cross_entropy in float64"
   }
 }
 
+TEST_CASE("linear_cross_entropy: for loss.backward() the forward's gradients become .grad uncopied",
+          "[loss][linear_cross_entropy]") {
+  Generator generator(15);
+  const Tensor input = randn({40, 16}, generator, DType::Float64);
+  const Tensor weight = randn({50, 16}, generator, DType::Float64);
+  const Tensor bias = randn({50}, generator, DType::Float64);
+  std::vector<int64_t> ids(40);
+  for (auto& id : ids) id = generator.randint(0, 50);
+  const Tensor targets = Tensor::from_ids(ids, {40});
+  const CrossEntropyOptions options{.label_smoothing = 0.1};
+  Variable h(input, true), W(weight, true), b(bias, true);
+  Variable composed = cross_entropy(add(matmul(h, W, Trans::No, Trans::Yes), b), targets, options);
+  composed.backward();
+  const Result expected{composed.item(), h.grad().to_vector(), W.grad().to_vector(),
+                        b.grad().to_vector()};
+  h.zero_grad();
+  W.zero_grad();
+  b.zero_grad();
+
+  Variable loss = linear_cross_entropy(h, W, b, targets, options, 16);
+  const std::size_t live_before = Storage::live_bytes();
+  Storage::reset_peak_bytes();
+  loss.backward();  // g = 1
+  // No new gradient storage at all: only dL/dL = 1 (one element) was allocated.
+  REQUIRE(Storage::peak_bytes() - live_before <= sizeof(double));
+  require_close(h.grad().to_vector(), expected.grad_input, 1e-13);
+  require_close(W.grad().to_vector(), expected.grad_weight, 1e-13);
+  require_close(b.grad().to_vector(), expected.grad_bias, 1e-13);
+
+  SECTION("kept for a second backward, the gradients add up") {
+    h.zero_grad();
+    W.zero_grad();
+    b.zero_grad();
+    Variable twice = linear_cross_entropy(h, W, b, targets, options, 16);
+    twice.backward(/*retain_graph=*/true);
+    twice.backward();
+    std::vector<double> doubled = expected.grad_weight;
+    for (double& value : doubled) value *= 2;
+    require_close(W.grad().to_vector(), doubled, 1e-13);
+  }
+}
+
 TEST_CASE("linear_cross_entropy: gradcheck in float64", "[loss][linear_cross_entropy][gradcheck]") {
   Generator generator(12);
   const Tensor input = randn({6, 4}, generator, DType::Float64);
