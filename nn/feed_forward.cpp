@@ -16,9 +16,12 @@ std::string FeedForward::type_name() const {
          ", d_ff=" + std::to_string(linear1->out_features()) + ")";
 }
 
+// Dropout before relu gives the very values of dropout after it (each is a scale s ≥ 0, and
+// max(0, s·h) = s·max(0, h)), from the same draws. In this order relu's output is what linear2
+// reads, the one tensor the backward of both needs: docs/10-transformer.md#feed-forward.
 Variable FeedForward::forward(const Variable& x) {
-  Variable hidden = relu((*linear1)(x));  // max(0, x W₁ᵀ + b₁)   [..., d_ff]
-  return (*linear2)((*dropout)(hidden));  // (·) W₂ᵀ + b₂          [..., d_model]
+  Variable hidden = relu((*dropout)((*linear1)(x)));  // max(0, x W₁ᵀ + b₁), dropped out
+  return (*linear2)(hidden);                          // (·) W₂ᵀ + b₂    [..., d_model]
 }
 
 }  // namespace atencion::nn

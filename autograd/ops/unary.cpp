@@ -74,12 +74,14 @@ Variable tanh(const Variable& x) {
                 [=](const Tensor& g) -> Grads { return {mul(g, rsub(1.0, mul(y, y)))}; });
 }
 
-// y = max(x, 0)    dx = g where x > 0, else 0
+// y = max(x, 0)    dx = g where x > 0, else 0;  x > 0 exactly where y > 0
+// The backward reads the output, as PyTorch's does: the op after relu (a Linear) keeps that
+// tensor anyway, so relu saves nothing of its own (docs/02-autograd.md#what-the-graph-keeps).
 Variable relu(const Variable& x) {
-  const Tensor positive = gt(x.value(), 0.0);  // Bool mask, kept instead of x
-  return record("relu", relu(x.value()), {x},
+  const Tensor y = relu(x.value());
+  return record("relu", y, {x},
                 [=](const Tensor& g) -> Grads {
-                  return {where(positive, g, zero_like_dtype(g))};
+                  return {where(gt(y, 0.0), g, zero_like_dtype(g))};
                 });
 }
 

@@ -1,4 +1,4 @@
-// tests/nn/test_feed_forward.cpp — nn/feed_forward.cpp: Linear → ReLU → Dropout → Linear.
+// tests/nn/test_feed_forward.cpp — nn/feed_forward.cpp: Linear → Dropout → ReLU → Linear.
 #include <catch2/catch.hpp>
 
 #include "autograd/gradcheck.h"
@@ -49,4 +49,32 @@ TEST_CASE("FeedForward: dropout acts only while training", "[feed_forward]") {
   REQUIRE(allclose(first, feed_forward(x).value()));
   feed_forward.train();
   REQUIRE_FALSE(allclose(first, feed_forward(x).value()));
+}
+
+TEST_CASE("FeedForward: dropout before relu gives PyTorch's relu-then-dropout, and keeps less",
+          "[feed_forward]") {
+  Generator generator(4);
+  Generator same_generator(4);
+  FeedForward feed_forward(8, 32, 0.3, generator);
+  FeedForward reference(8, 32, 0.3, same_generator);  // the same weights and dropout seed
+  const Tensor input = randn({5, 8}, generator);
+  Variable x(input, true), x_reference(input, true);
+
+  const std::size_t live_before = Storage::live_bytes();
+  Variable y = feed_forward(x);
+  // Saved for the backward: relu's output ([5, 32] floats, linear2's input) and nothing else
+  // of the hidden layer, besides y itself ([5, 8]) and dropout's replayable draws.
+  REQUIRE(Storage::live_bytes() - live_before == (5 * 32 + 5 * 8) * sizeof(float));
+  // torch.nn.TransformerEncoderLayer's order: linear2(dropout(relu(linear1(x))))
+  Variable y_reference =
+      (*reference.linear2)((*reference.dropout)(relu((*reference.linear1)(x_reference))));
+  REQUIRE(y.value().to_vector() == y_reference.value().to_vector());
+
+  sum(mul(y, y)).backward();
+  sum(mul(y_reference, y_reference)).backward();
+  REQUIRE(x.grad().to_vector() == x_reference.grad().to_vector());
+  REQUIRE(feed_forward.linear1->weight.grad().to_vector() ==
+          reference.linear1->weight.grad().to_vector());
+  REQUIRE(feed_forward.linear2->weight.grad().to_vector() ==
+          reference.linear2->weight.grad().to_vector());
 }
