@@ -9,18 +9,24 @@
 # the tensors (docs/performance.md#memory). PyTorch's CPU tuning guide suggests the same
 # (LD_PRELOAD jemalloc or tcmalloc); here the programs link it, with the settings of
 # cmake/jemalloc_settings.cpp. The library itself stays allocator-neutral (so do the unit
-# tests); without libjemalloc-dev, or in a sanitizer build (whose runtime owns malloc), the
-# programs use glibc's malloc as before.
-find_package(PkgConfig QUIET)
-if(PkgConfig_FOUND AND NOT ATENCION_SANITIZE)
-  pkg_check_modules(JEMALLOC QUIET IMPORTED_TARGET jemalloc)
-endif()
-if(NOT JEMALLOC_FOUND AND NOT ATENCION_SANITIZE)
-  message(STATUS "jemalloc not found (Debian: libjemalloc-dev): the programs use glibc's malloc")
+# tests); without libjemalloc-dev, with -DATENCION_WITH_JEMALLOC=OFF, or in a sanitizer build
+# (whose runtime owns malloc), the programs use glibc's malloc as before.
+option(ATENCION_WITH_JEMALLOC "Link jemalloc into the programs when found" ON)
+set(ATENCION_HAVE_JEMALLOC OFF)
+if(ATENCION_WITH_JEMALLOC AND NOT ATENCION_SANITIZE)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(JEMALLOC QUIET IMPORTED_TARGET jemalloc)
+  endif()
+  if(JEMALLOC_FOUND)
+    set(ATENCION_HAVE_JEMALLOC ON)
+  else()
+    message(STATUS "jemalloc not found (Debian: libjemalloc-dev): the programs use glibc's malloc")
+  endif()
 endif()
 
 function(atencion_use_jemalloc target)
-  if(JEMALLOC_FOUND)
+  if(ATENCION_HAVE_JEMALLOC)
     target_sources(${target} PRIVATE ${PROJECT_SOURCE_DIR}/cmake/jemalloc_settings.cpp)
     target_link_libraries(${target} PRIVATE PkgConfig::JEMALLOC)
   endif()
