@@ -19,4 +19,6 @@ configure_sanitize_build() {
 
 # What the sanitizers print when they stop a program.
 export ASAN_OPTIONS="detect_leaks=1"
+# Leaks inside libraries we do not own (tools/lsan_suppressions.txt says which and why).
+export LSAN_OPTIONS="suppressions=$PWD/tools/lsan_suppressions.txt:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

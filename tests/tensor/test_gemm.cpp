@@ -268,7 +268,7 @@ TEMPLATE_TEST_CASE("gemm gives the same bits with 1 and 2 threads", "[gemm][thre
 // square-ish case above, every team gives the bits of one thread.
 TEMPLATE_TEST_CASE("gemm_with gives the same bits for teams of 1, 2, 3 and 5 threads",
                    "[gemm][threads]", float, double) {
-  const auto& kernel = kernels_this_cpu_runs<TestType>().back();
+  const detail::MicroKernel<TestType> kernel = kernels_this_cpu_runs<TestType>().back();
   uint32_t seed = 500;
   for (const Case& base : {Case{5, 1100, 300}, Case{700, 40, 30}, Case{203, 150, 300}})
     for (bool trans_a : {false, true}) {
