@@ -22,6 +22,7 @@
 #include <type_traits>
 
 #include "tensor/detail/fast_exp.h"
+#include "tensor/detail/row_lanes.h"
 #include "tensor/detail/strided.h"
 #include "tensor/ops.h"
 
@@ -31,33 +32,7 @@ namespace {
 
 // ---- the fast version: one contiguous float32 row ---------------------------------------------
 
-constexpr int64_t kLanes = 16;
-
-// The row's max (NaN if it holds one, as torch), in kLanes lanes and then across them.
-[[gnu::always_inline]] inline float row_max(const float* in, int64_t length) {
-  const int64_t whole = length - length % kLanes;
-  float lane_max[kLanes];
-  for (int64_t k = 0; k < kLanes; ++k) lane_max[k] = -std::numeric_limits<float>::infinity();
-  auto larger = [](float v, float max) { return v > max || v != v ? v : max; };
-  for (int64_t i = 0; i < whole; i += kLanes)
-    for (int64_t k = 0; k < kLanes; ++k) lane_max[k] = larger(in[i + k], lane_max[k]);
-  float max = -std::numeric_limits<float>::infinity();
-  for (int64_t k = 0; k < kLanes; ++k) max = larger(lane_max[k], max);
-  for (int64_t i = whole; i < length; ++i) max = larger(in[i], max);
-  return max;
-}
-
-// Σ_i values[i] in double, in kLanes lanes (a fixed order: the same bits on any thread).
-[[gnu::always_inline]] inline double row_sum(const float* values, int64_t length) {
-  const int64_t whole = length - length % kLanes;
-  double lane_sum[kLanes] = {};
-  for (int64_t i = 0; i < whole; i += kLanes)
-    for (int64_t k = 0; k < kLanes; ++k) lane_sum[k] += static_cast<double>(values[i + k]);
-  double total = 0;
-  for (int64_t k = 0; k < kLanes; ++k) total += lane_sum[k];
-  for (int64_t i = whole; i < length; ++i) total += static_cast<double>(values[i]);
-  return total;
-}
+constexpr int64_t kLanes = 16;  // the max and the sum (tensor/detail/row_lanes.h)
 
 // out = softmax(in) or log_softmax(in) of one contiguous row. The exponentials e^(x_i − max)
 // are written into `out` first (log_softmax then overwrites them). Compiled for AVX-512, AVX2
@@ -65,14 +40,14 @@ constexpr int64_t kLanes = 16;
 // (CMakeLists.txt), so every version rounds alike and the bits do not depend on the CPU.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void fast_row(const float* in, float* out, int64_t length, bool log) {
-  const float max = row_max(in, length);
+  const float max = detail::row_max<kLanes>(in, length);
   if (max == -std::numeric_limits<float>::infinity()) {  // every entry is -inf: fully masked
     for (int64_t i = 0; i < length; ++i)
       out[i] = log ? -std::numeric_limits<float>::infinity() : 0.0f;
     return;
   }
   for (int64_t i = 0; i < length; ++i) out[i] = detail::fast_exp(in[i] - max);
-  const double total = row_sum(out, length);
+  const double total = detail::row_sum<kLanes>(out, length);
   if (log) {
     const float log_total = static_cast<float>(std::log(total));
     for (int64_t i = 0; i < length; ++i) out[i] = in[i] - max - log_total;

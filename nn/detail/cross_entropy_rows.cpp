@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tensor/detail/fast_exp.h"
+#include "tensor/detail/row_lanes.h"
 #include "tensor/threads.h"
 
 namespace atencion::nn::detail {
@@ -26,38 +27,17 @@ struct RowSums {
 
 // One row's log-sum-exp, computed as m + log Σ_c e^(z_c − m) with m = max_c z_c so that no
 // exponent is positive, and the plain sum of the logits. Written for the vectoriser: the max and
-// the sums run in kLanes independent lanes (which also fixes the order of the additions, so the
-// result does not depend on threads), and the exponentials go through `scratch` (C values).
+// the sums run in kLanes independent lanes (tensor/detail/row_lanes.h, which also fixes the
+// order of the additions, so the result does not depend on threads), and the exponentials go
+// through `scratch` (C values).
 constexpr int64_t kLanes = 8;
 
 template <typename T>
 [[gnu::always_inline]] inline RowSums row_sums(const T* z, int64_t C, T* scratch) {
-  const int64_t whole = C - C % kLanes;  // the part that fills whole groups of lanes
-  T lane_max[kLanes];
-  for (int64_t k = 0; k < kLanes; ++k) lane_max[k] = z[0];
-  for (int64_t c = 0; c < whole; c += kLanes)
-    for (int64_t k = 0; k < kLanes; ++k) lane_max[k] = z[c + k] > lane_max[k] ? z[c + k] : lane_max[k];
-  T max = z[0];
-  for (int64_t k = 0; k < kLanes; ++k) max = lane_max[k] > max ? lane_max[k] : max;
-  for (int64_t c = whole; c < C; ++c) max = z[c] > max ? z[c] : max;
-
+  const T max = atencion::detail::row_max<kLanes>(z, C);
   for (int64_t c = 0; c < C; ++c) scratch[c] = exp_of(z[c] - max);  // e^(z_c − m) ≤ 1
-
-  double lane_exp[kLanes] = {}, lane_z[kLanes] = {};
-  for (int64_t c = 0; c < whole; c += kLanes)
-    for (int64_t k = 0; k < kLanes; ++k) {
-      lane_exp[k] += static_cast<double>(scratch[c + k]);
-      lane_z[k] += static_cast<double>(z[c + k]);
-    }
-  double total_exp = 0, total_z = 0;
-  for (int64_t k = 0; k < kLanes; ++k) {
-    total_exp += lane_exp[k];
-    total_z += lane_z[k];
-  }
-  for (int64_t c = whole; c < C; ++c) {
-    total_exp += static_cast<double>(scratch[c]);
-    total_z += static_cast<double>(z[c]);
-  }
+  const double total_exp = atencion::detail::row_sum<kLanes>(scratch, C);
+  const double total_z = atencion::detail::row_sum<kLanes>(z, C);
   return {static_cast<double>(max) + std::log(total_exp), total_z};
 }
 
