@@ -3,7 +3,7 @@
 // nn/decoder_cache.h, 64 sources a batch), and as it ran them before the cache: each sentence
 // alone, the whole prefix through the decoder at every step (`_uncached_alone`).
 //
-// The model is examples/translate's default (d_model 256, 4 heads, 2 + 2 layers, d_ff 1024,
+// The model is examples/translate's default (model_defaults.h: d_model 256, 4 heads, 2 + 2 layers, d_ff 1024,
 // max_len 128, vocabularies of 8000) with random weights from a fixed seed, in eval mode. The
 // sources are 64 fixed sentences of 4 to 14 ids (short, as the shipped pairs of at most 10
 // words a side) drawn from the same seed, decoded in one nn::decode call (sorted by length into
@@ -18,6 +18,7 @@
 #include "nn/decoding.h"
 #include "nn/transformer.h"
 #include "tensor/random.h"
+#include "translate/model_defaults.h"
 
 namespace {
 
@@ -37,13 +38,8 @@ std::vector<std::vector<int64_t>> fixed_sources(atencion::Generator& generator) 
 
 void decode_sentences(benchmark::State& state, int64_t beam, bool use_cache, int64_t batch_size) {
   atencion::Generator generator(42);
-  atencion::nn::TransformerConfig config;
+  atencion::nn::TransformerConfig config = atencion::examples::translate::default_model();
   config.src_vocab = config.tgt_vocab = vocabulary;
-  config.d_model = 256;
-  config.heads = 4;
-  config.encoder_layers = config.decoder_layers = 2;
-  config.d_ff = 1024;
-  config.max_len = 128;
   config.padding_idx = 0;
   atencion::nn::Transformer model(config, generator);
   model.eval();

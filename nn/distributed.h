@@ -3,7 +3,7 @@
 // before every optimizer step, as torch.distributed with DistributedDataParallel does.
 // Lesson: docs/13-data-parallel.md
 //
-// A training loop in a few lines (the translator's is examples/translate/data_parallel.cpp):
+// A training loop in a few lines (the translator's is examples/base/training/data_parallel.cpp):
 //
 //   distributed::Session session;                         // init ... finalize
 //   distributed::broadcast_parameters(model.parameters()); // rank 0's weights everywhere

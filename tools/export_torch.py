@@ -44,7 +44,7 @@ import sys
 
 import torch
 
-PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3  # examples/translate/tokenizer.h
+PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3  # examples/base/data/tokenizer.h
 
 # ---- reading a safetensors file (the layout of tensor/safetensors.h) -------------------------
 
@@ -166,7 +166,7 @@ def rename(name):
 # ---- a checkpoint directory ------------------------------------------------------------------
 
 def resolve_checkpoint(path):
-    """The checkpoint directory `path` stands for, as examples/translate/checkpoint.h says."""
+    """The checkpoint directory `path` stands for, as examples/base/checkpoints/checkpoint.h says."""
     if not os.path.isdir(path):
         raise SystemExit(f"export_torch: {path}: no such directory")
     if os.path.exists(os.path.join(path, "config.json")):

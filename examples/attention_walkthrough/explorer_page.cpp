@@ -7,8 +7,8 @@
 namespace walkthrough {
 
 void write_explorer_page(const std::string& path,
-                         const std::vector<atencion::explorer::Sentence>& parts) {
-  atencion::explorer::Page page;
+                         const std::vector<atencion::examples::explorer::Sentence>& parts) {
+  atencion::examples::explorer::Page page;
   page.title = "attention_walkthrough: the attention explorer";
   page.introduction =
       "The attention weights of the walk-through (docs/05 to docs/09), untrained: the "
@@ -17,7 +17,7 @@ void write_explorer_page(const std::string& path,
       "same page for a trained translator.";
   page.sentences = parts;
   std::ofstream file(path);
-  file << atencion::explorer::page_html(page);
+  file << atencion::examples::explorer::page_html(page);
   if (!file) throw std::runtime_error("write_explorer_page: cannot write " + path);
 }
 

@@ -32,7 +32,7 @@
 
 #include "autograd/ops.h"
 #include "explorer_page.h"
-#include "heatmap_svg.h"
+#include "base/pages/heatmap_svg.h"
 #include "lesson_parts.h"
 #include "nn/embedding.h"
 #include "nn/heads.h"
@@ -48,6 +48,8 @@ namespace {
 using namespace atencion;
 using namespace atencion::nn;
 using namespace walkthrough;
+using atencion::examples::HeatMap;
+using atencion::examples::write_heatmaps_svg;
 
 constexpr int64_t kDModel = 768;  // BERT-base's embedding size (notebook 003)
 constexpr int64_t kHeads = 8;

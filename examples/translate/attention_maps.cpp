@@ -1,10 +1,10 @@
 // examples/translate/attention_maps.cpp — see attention_maps.h.
-#include "attention_maps.h"
+#include "translate/attention_maps.h"
 
-#include "decode.h"
+#include "translate/decode.h"
 #include "nn/masks.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 explorer::Sentence attention_maps(const Translator& translator, const std::string& sentence) {
   const std::vector<int64_t> source_ids = translator.source_tokenizer.encode(sentence);
@@ -25,7 +25,12 @@ explorer::Sentence attention_maps(const Translator& translator, const std::strin
   for (int64_t id : decoder_input) target_pieces.push_back(translator.target_tokenizer.piece(id));
 
   explorer::Sentence result;
-  result.name = sentence + " → " + translator.target_tokenizer.decode(target_ids);
+  // An empty translation is a model that predicts the end of the sentence first, as one that
+  // has trained for a few steps does: say so rather than show nothing.
+  result.name = sentence + " → " +
+                (target_ids.empty() ? "(empty: the model ends the sentence at once; a model that "
+                                      "has trained longer does not)"
+                                    : translator.target_tokenizer.decode(target_ids));
   // attention_weights(): [batch 1, heads, queries, keys].
   auto add = [&](const std::string& kind, size_t layer, const Tensor& weights,
                  const std::vector<std::string>& queries, const std::vector<std::string>& keys) {
@@ -65,4 +70,4 @@ std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer) {
           {"learning rate (warm-up schedule)", "step", "learning rate", {learning_rate}}};
 }
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

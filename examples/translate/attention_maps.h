@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "explorer.h"
+#include "base/pages/explorer.h"
 #include "nlohmann/json.hpp"
-#include "translator.h"
+#include "translate/translator.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 // Translates `sentence` greedily, then runs the model once more on (sentence, <s> translation)
 // so that every attention module holds the weights of exactly this pair. The maps, in order:
@@ -23,4 +23,4 @@ explorer::Sentence attention_maps(const Translator& translator, const std::strin
 // (no smoothing) recorded at each checkpoint, and the learning rate, against the step.
 std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer);
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

@@ -1,14 +1,14 @@
 // examples/translate/bleu.cpp — see bleu.h.
-#include "bleu.h"
+#include "translate/bleu.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <unordered_map>
 
-#include "utf8.h"
+#include "base/data/utf8.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 namespace {
 
@@ -206,4 +206,4 @@ double exact_match_rate(const std::vector<std::string>& hypotheses,
   return static_cast<double>(exact) / static_cast<double>(hypotheses.size());
 }
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 // sacreBLEU's tokenizer "13a": unescapes &quot; &amp; &lt; &gt;, puts spaces around
 // punctuation and symbols (but not around ' or -, nor around . and , between digits), and
@@ -55,4 +55,4 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
 double exact_match_rate(const std::vector<std::string>& hypotheses,
                         const std::vector<std::string>& references);
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

@@ -1,14 +1,14 @@
 // examples/translate/cli_checks.cpp — see cli_checks.h.
-#include "cli_checks.h"
+#include "translate/cli_checks.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
-#include "checkpoint.h"
-#include "translator.h"
+#include "base/checkpoints/checkpoint.h"
+#include "translate/translator.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 namespace {
 
 // Each flag of `train` that a checkpoint fixes, with its place in config.json.
@@ -32,8 +32,8 @@ constexpr CheckpointedFlag kCheckpointedFlags[] = {
 
 void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
                                            const std::vector<std::string>& given) {
-  if (!options.resume) return;
-  const std::string dir = resolve_checkpoint(options.out_dir);
+  if (!options.trainer.resume) return;
+  const std::string dir = resolve_checkpoint(options.trainer.out_dir);
   if (dir.empty()) return;
   const std::string config_path = (std::filesystem::path(dir) / "config.json").string();
   nlohmann::json stored;
@@ -42,7 +42,7 @@ void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
   } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error(config_path + ": bad JSON: " + error.what());
   }
-  const nlohmann::json requested = {{"run", run_to_json(options)},
+  const nlohmann::json requested = {{"run", options.run},
                                     {"model", config_to_json(options.model)}};
   for (const auto& flag : kCheckpointedFlags) {
     if (std::find(given.begin(), given.end(), flag.flag) == given.end()) continue;
@@ -58,4 +58,4 @@ void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
   }
 }
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

@@ -1,7 +1,7 @@
 // examples/translate/cli_checks.h — refusing command-line misuse before any work is spent.
 // Lesson: docs/12-translation.md#the-program
 //
-// Ranges of single values are CLI11 validators in main.cpp; what needs more than one value
+// Ranges of single values are CLI11 validators (examples/base/cli/validators.h); what needs more than one value
 // or a file lives here.
 #pragma once
 
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "train.h"
+#include "translate/train.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 constexpr int64_t kLargestBeam = 64;       // --beam: wider costs time and finds nothing better
 constexpr int64_t kMostThreads = 1024;     // --threads
@@ -24,4 +24,4 @@ constexpr int64_t kLargestBatch = 4096;    // --batch-size: sentences decoded at
 void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
                                            const std::vector<std::string>& given);
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

@@ -1,12 +1,12 @@
 // examples/translate/data.cpp — see data.h.
-#include "data.h"
+#include "translate/data.h"
 
 #include <cstdlib>
 #include <filesystem>
 
-#include "tsv.h"
+#include "base/data/tsv.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 std::string default_data_path() {
   if (const char* override_path = std::getenv("ATENCION_TRANSLATE_DATA")) return override_path;
@@ -27,4 +27,4 @@ DataSplit load_split(const std::string& path, int64_t max_words, uint64_t split_
   return split_pairs(pairs, options);
 }
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

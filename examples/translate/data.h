@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "split.h"
+#include "base/data/split.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 // The shipped pairs: examples/translate/data/spa-eng.tsv (Tatoeba, CC BY 2.0 FR; see its
 // README). Found next to the executable's source tree, or at ATENCION_TRANSLATE_DATA.
@@ -17,4 +17,4 @@ std::string default_data_path();
 // and splits them with `split_seed`.
 DataSplit load_split(const std::string& path, int64_t max_words, uint64_t split_seed);
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

@@ -1,7 +1,7 @@
 // examples/translate/decode.cpp — see decode.h.
-#include "decode.h"
+#include "translate/decode.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 nn::DecodeOptions decode_options(int64_t beam, int64_t max_length) {
   nn::DecodeOptions options;
@@ -51,4 +51,4 @@ std::vector<std::string> translate_lines(const Translator& translator,
   return translations;
 }
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

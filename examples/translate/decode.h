@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "nn/decoding.h"
-#include "translator.h"
+#include "translate/translator.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 // nn::DecodeOptions with the tokenizers' special ids filled in.
 nn::DecodeOptions decode_options(int64_t beam, int64_t max_length);
@@ -25,4 +25,4 @@ std::vector<std::string> translate_lines(const Translator& translator,
                                          const std::vector<std::string>& lines,
                                          const nn::DecodeOptions& options);
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

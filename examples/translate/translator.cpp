@@ -1,5 +1,5 @@
 // examples/translate/translator.cpp — see translator.h.
-#include "translator.h"
+#include "translate/translator.h"
 
 #include <stdexcept>
 
@@ -7,7 +7,7 @@
 #include "nn/loss.h"
 #include "nn/masks.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 BatchTensors to_tensors(const Batch& batch) {
   BatchTensors tensors;
@@ -166,4 +166,4 @@ nn::TransformerConfig config_from_json(const nlohmann::json& json) {
   return config;
 }
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

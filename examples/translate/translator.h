@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "batching.h"
-#include "checkpoint.h"
+#include "base/data/batching.h"
+#include "base/checkpoints/checkpoint.h"
 #include "nn/transformer.h"
-#include "tokenizer.h"
+#include "base/data/tokenizer.h"
 
-namespace atencion::translate {
+namespace atencion::examples::translate {
 
 // The tensors of one batch, as the Transformer takes them (masks: Bool, true = may attend).
 struct BatchTensors {
@@ -59,4 +59,4 @@ void check_config_matches_weights(const nn::TransformerConfig& config, const Nam
 nlohmann::json config_to_json(const nn::TransformerConfig& config);
 nn::TransformerConfig config_from_json(const nlohmann::json& json);
 
-}  // namespace atencion::translate
+}  // namespace atencion::examples::translate

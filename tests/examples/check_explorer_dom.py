@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # tests/examples/check_explorer_dom.py DOM KIND HEADS CHARTS — checks the DOM of the attention
-# explorer (examples/explorer/explorer.html) as headless Chromium rendered it (--dump-dom)
+# explorer (examples/base/pages/explorer.html) as headless Chromium rendered it (--dump-dom)
 # against the data inside the same page: for the first sentence's map of attention KIND, layer
 # 0, HEADS ("all" or a head number) must be drawn, one SVG per head, with a cell for every
 # (query, key) pair whose hover title names both tokens and the weight; the query and key

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/examples/checkpoint_kill_points.sh BINARY WORK_DIR — kill -9 atencion-translate at each
 # named point of writing, publishing and rotating a checkpoint (ATENCION_TEST_KILL_AT, see
-# examples/translate/checkpoint.h). After each: `translate` loads a whole checkpoint (its
+# examples/base/checkpoints/checkpoint.h). After each: `translate` loads a whole checkpoint (its
 # checksums verified), and `train --resume` goes on from the newest whole one and leaves no
 # leftovers. (docs/12-translation.md#checkpoints)
 set -euo pipefail

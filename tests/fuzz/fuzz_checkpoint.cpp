@@ -11,18 +11,18 @@
 #include <cstdlib>
 #include <exception>
 
-#include "checkpoint.h"
+#include "base/checkpoints/checkpoint.h"
 #include "fuzz_support.h"
-#include "translator.h"
+#include "translate/translator.h"
 
 using namespace atencion;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   static const std::string directory = fuzz::scratch_path("checkpoint");
   fuzz::unpack_checkpoint(std::string_view(reinterpret_cast<const char*>(data), size), directory);
-  translate::CheckpointData checkpoint;
+  examples::translate::CheckpointData checkpoint;
   try {
-    checkpoint = translate::load_checkpoint(directory);
+    checkpoint = examples::translate::load_checkpoint(directory);
   } catch (const std::exception& error) {
     if (std::string_view(error.what()).find(directory) == std::string_view::npos) {
       std::fprintf(stderr, "fuzz: an error that does not name the checkpoint %s: %s\n",
@@ -32,7 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     return 0;
   }
   try {
-    translate::Translator::from_checkpoint(checkpoint);
+    examples::translate::Translator::from_checkpoint(checkpoint);
   } catch (const std::exception&) {
     // Refused. (Its messages do not all name the file yet: issue #11 asks for that.)
   }

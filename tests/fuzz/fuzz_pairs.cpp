@@ -1,5 +1,5 @@
 // tests/fuzz/fuzz_pairs.cpp — libFuzzer target: any bytes as a spanish<TAB>english pairs file
-// (examples/translate/tsv.h). The text is either refused with read_pairs' own error naming the
+// (examples/base/data/tsv.h). The text is either refused with read_pairs' own error naming the
 // file, or every pair it gives has two non-empty, trimmed sides of valid UTF-8 with no tab and
 // no line break in them. Seeds: corpus/pairs/.
 #include <cstdint>
@@ -8,8 +8,8 @@
 #include <stdexcept>
 
 #include "fuzz_support.h"
-#include "tsv.h"
-#include "utf8.h"
+#include "base/data/tsv.h"
+#include "base/data/utf8.h"
 
 using namespace atencion;
 
@@ -19,16 +19,16 @@ bool clean_side(const std::string& side) {
   const auto is_trimmed = [](char c) { return c == ' ' || c == '\r' || c == '\v' || c == '\f'; };
   return !side.empty() && side.find_first_of("\t\n") == std::string::npos &&
          !is_trimmed(side.front()) && !is_trimmed(side.back()) &&
-         !translate::find_invalid_utf8(side);
+         !examples::translate::find_invalid_utf8(side);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::vector<translate::SentencePair> pairs;
+  std::vector<examples::translate::SentencePair> pairs;
   try {
-    pairs = translate::parse_pairs(text, "fuzz.tsv");
+    pairs = examples::translate::parse_pairs(text, "fuzz.tsv");
   } catch (const std::invalid_argument& error) {
     fuzz::expect_own_error(error, "read_pairs: fuzz.tsv");
     return 0;

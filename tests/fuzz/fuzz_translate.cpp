@@ -9,26 +9,26 @@
 #include <fstream>
 #include <sstream>
 
-#include "checkpoint.h"
-#include "decode.h"
+#include "base/checkpoints/checkpoint.h"
+#include "translate/decode.h"
 #include "fuzz_support.h"
-#include "translator.h"
+#include "translate/translator.h"
 
 using namespace atencion;
 
 namespace {
 
 // The tiny model, unpacked from the checkpoint target's seed once per process.
-const translate::Translator& tiny_translator() {
-  static const translate::Translator translator = [] {
+const examples::translate::Translator& tiny_translator() {
+  static const examples::translate::Translator translator = [] {
     const std::filesystem::path seeds = ATENCION_FUZZ_CORPUS_DIR "/checkpoint";
     std::ifstream file(seeds / "tiny-model", std::ios::binary);
     std::ostringstream archive;
     archive << file.rdbuf();
     const std::string directory = fuzz::scratch_path("tiny-model");
     fuzz::unpack_checkpoint(archive.str(), directory);
-    translate::Translator loaded =
-        translate::Translator::from_checkpoint(translate::load_checkpoint(directory));
+    examples::translate::Translator loaded =
+        examples::translate::Translator::from_checkpoint(examples::translate::load_checkpoint(directory));
     std::filesystem::remove_all(directory);
     return loaded;
   }();
@@ -48,8 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     if (end == std::string_view::npos) break;
     text.remove_prefix(end + 1);
   }
-  const std::vector<std::string> translations = translate::translate_sentences(
-      tiny_translator(), sentences, translate::decode_options(beam, /*max_length=*/12));
+  const std::vector<std::string> translations = examples::translate::translate_sentences(
+      tiny_translator(), sentences, examples::translate::decode_options(beam, /*max_length=*/12));
   if (translations.size() != sentences.size()) {
     std::fprintf(stderr, "fuzz: %zu sentences gave %zu translations\n", sentences.size(),
                  translations.size());

@@ -12,13 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint.h"
-#include "decode.h"
+#include "base/checkpoints/checkpoint.h"
+#include "translate/decode.h"
 #include "nn/masks.h"
-#include "translator.h"
+#include "translate/translator.h"
 
 using namespace atencion;
-using namespace atencion::translate;
+using namespace atencion::examples::translate;
 
 int main(int argc, char** argv) {
   if (argc < 4) {

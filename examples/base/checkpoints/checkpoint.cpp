@@ -1,0 +1,306 @@
+// examples/base/checkpoints/checkpoint.cpp — see checkpoint.h for the layout and why it is safe.
+#include "base/checkpoints/checkpoint.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "base/checkpoints/checksum.h"
+#include "nlohmann/json.hpp"
+
+namespace atencion::examples {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string step_name(int64_t step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "step-%08lld", static_cast<long long>(step));
+  return name;
+}
+
+// "step-" and 8 or more digits: the only names "latest" and "best" may hold.
+bool is_step_name(const std::string& name) {
+  return name.size() >= 13 && name.size() <= 24 && name.rfind("step-", 0) == 0 &&
+         std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// The "step-N" directories of a run, oldest first. Only whole checkpoints have such a name:
+// one being written, or being removed, is "step-N.tmp-<pid>..." .
+std::vector<fs::path> complete_checkpoints(const fs::path& run_dir) {
+  std::vector<fs::path> checkpoints;
+  for (const auto& entry : fs::directory_iterator(run_dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && is_step_name(name) && fs::exists(entry.path() / "config.json"))
+      checkpoints.push_back(entry.path());
+  }
+  std::sort(checkpoints.begin(), checkpoints.end());  // zero-padded step numbers sort by name
+  return checkpoints;
+}
+
+void fsync_path(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+// The checkpoint name a pointer file ("latest", "best") holds, or "" when it is missing or is
+// not one line naming a step (a damaged file: binary, too long, a path elsewhere).
+std::string read_pointer(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return "";
+  char text[40] = {};
+  in.read(text, sizeof text - 1);
+  std::string name(text, static_cast<size_t>(in.gcount()));
+  if (!name.empty() && name.back() == '\n') name.pop_back();
+  return is_step_name(name) ? name : "";
+}
+
+// Removing a checkpoint is a rename to a temporary name (one step: it stops counting as whole
+// at once), then the removal; a kill in between leaves a leftover the next save cleans up.
+void remove_checkpoint(const fs::path& dir) {
+  const fs::path aside = dir.string() + ".tmp-" + std::to_string(::getpid()) + "-removed";
+  fs::rename(dir, aside);
+  fsync_path(dir.parent_path().string());
+  test_kill_point("rotation-renamed");
+  fs::remove_all(aside);
+}
+
+// The files of a checkpoint that manifest.json lists (optimizer.safetensors when present).
+const char* const kCheckpointFiles[] = {"config.json",  "model.safetensors",
+                                        "optimizer.safetensors", "trainer.json",
+                                        "source.model", "target.model"};
+
+}  // namespace
+
+void test_kill_point(const std::string& point) {
+  // ATENCION_TEST_KILL_AT="<point>" or "<point>@<n>" (the n-th time the point is reached).
+  static const char* setting = std::getenv("ATENCION_TEST_KILL_AT");
+  static int reached = 0;
+  if (setting == nullptr) return;
+  const std::string wanted = setting;
+  const size_t at = wanted.find('@');
+  if (wanted.substr(0, at) != point) return;
+  ++reached;
+  if (at == std::string::npos || std::atoi(wanted.c_str() + at + 1) == reached) ::raise(SIGKILL);
+}
+
+std::string first_non_finite(const NamedTensors& tensors) {
+  for (const auto& [name, tensor] : tensors) {
+    if (tensor.dtype() != DType::Float32 && tensor.dtype() != DType::Float64) continue;
+    const Tensor values = tensor.contiguous();
+    for (int64_t i = 0; i < values.numel(); ++i) {
+      const double value = values.dtype() == DType::Float32
+                               ? static_cast<double>(values.data<float>()[i])
+                               : values.data<double>()[i];
+      if (!std::isfinite(value))
+        return "'" + name + "' element " + std::to_string(i) + " is " + std::to_string(value);
+    }
+  }
+  return "";
+}
+
+void write_file_atomically(const std::string& path, const std::string& bytes) {
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + temporary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.flush();
+    if (!out) throw std::runtime_error("cannot write " + temporary + " (disk full?)");
+  }
+  fsync_path(temporary);
+  fs::rename(temporary, path);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path + ": no such file");
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+void write_manifest(const std::string& dir) {
+  // Each file's size and CRC-32C, as read back from the disk.
+  nlohmann::json files = nlohmann::json::object();
+  for (const char* file : kCheckpointFiles) {
+    if (!fs::exists(fs::path(dir) / file)) continue;
+    const FileChecksum checksum = checksum_file((fs::path(dir) / file).string());
+    files[file] = {{"bytes", checksum.bytes}, {"crc32c", checksum.crc32c_hex()}};
+  }
+  write_file_atomically((fs::path(dir) / "manifest.json").string(),
+                        nlohmann::json{{"files", files}}.dump(1) + "\n");
+}
+
+std::string save_checkpoint(const std::string& run_dir, int64_t step, const CheckpointData& data,
+                            int keep) {
+  // A checkpoint never holds a NaN or an infinity: resuming from one could only go on failing.
+  for (const auto* part : {&data.model, &data.optimizer})
+    if (const std::string bad = first_non_finite(*part); !bad.empty())
+      throw std::runtime_error("save_checkpoint: step " + std::to_string(step) + ": " +
+                               (part == &data.model ? "model" : "optimizer") + " tensor " + bad +
+                               ": not written");
+  fs::create_directories(run_dir);
+  const std::string name = step_name(step);
+  const fs::path final_dir = fs::path(run_dir) / name;
+  const fs::path temporary_dir =
+      fs::path(run_dir) / (name + ".tmp-" + std::to_string(::getpid()));
+  fs::remove_all(temporary_dir);
+  fs::create_directories(temporary_dir);
+
+  write_file_atomically((temporary_dir / "config.json").string(), data.config.dump(2) + "\n");
+  test_kill_point("wrote-config");
+  save_safetensors((temporary_dir / "model.safetensors").string(), data.model);
+  test_kill_point("wrote-model");
+  if (!data.optimizer.empty())
+    save_safetensors((temporary_dir / "optimizer.safetensors").string(), data.optimizer);
+  write_file_atomically((temporary_dir / "trainer.json").string(), data.trainer.dump(1) + "\n");
+  write_file_atomically((temporary_dir / "source.model").string(), data.source_tokenizer);
+  write_file_atomically((temporary_dir / "target.model").string(), data.target_tokenizer);
+  test_kill_point("wrote-tokenizers");
+  write_manifest(temporary_dir.string());
+  fsync_path(temporary_dir.string());
+  test_kill_point("wrote-manifest");
+
+  // The checkpoint becomes visible whole: first under its name, then through "latest".
+  if (fs::exists(final_dir)) remove_checkpoint(final_dir);
+  fs::rename(temporary_dir, final_dir);
+  fsync_path(run_dir);
+  test_kill_point("renamed");
+  write_file_atomically((fs::path(run_dir) / "latest").string(), name + "\n");
+  fsync_path(run_dir);
+  test_kill_point("wrote-latest");
+
+  // "best" names the checkpoint with the lowest dev loss (trainer.json's "dev_loss").
+  const fs::path best_file = fs::path(run_dir) / "best";
+  std::string best = read_pointer(best_file);
+  if (data.trainer.contains("dev_loss")) {
+    double best_loss = INFINITY;
+    const fs::path best_trainer = fs::path(run_dir) / best / "trainer.json";
+    if (!best.empty() && best != name && fs::exists(best_trainer)) {
+      try {
+        best_loss = nlohmann::json::parse(read_file(best_trainer.string())).at("dev_loss");
+      } catch (const nlohmann::json::exception&) {  // a damaged or older "best": replace it
+      }
+    }
+    if (best == name || data.trainer.at("dev_loss").get<double>() < best_loss) {
+      best = name;
+      write_file_atomically(best_file.string(), name + "\n");
+      fsync_path(run_dir);
+      test_kill_point("wrote-best");
+    }
+  }
+
+  // Keep the newest `keep` checkpoints and the best; drop older ones and the leftovers of
+  // killed runs ("step-N.tmp-<pid>" directories, "latest.tmp-<pid>" files).
+  for (const auto& entry : fs::directory_iterator(run_dir)) {
+    const std::string entry_name = entry.path().filename().string();
+    const bool ours = entry_name.rfind("step-", 0) == 0 || entry_name.rfind("latest", 0) == 0 ||
+                      entry_name.rfind("best", 0) == 0;
+    if (ours && entry_name.find(".tmp-") != std::string::npos) fs::remove_all(entry.path());
+  }
+  std::vector<fs::path> checkpoints = complete_checkpoints(run_dir);
+  for (size_t i = 0; i + keep < checkpoints.size(); ++i)
+    if (checkpoints[i] != final_dir && checkpoints[i].filename() != best)
+      remove_checkpoint(checkpoints[i]);
+  test_kill_point("rotated");
+  return final_dir.string();
+}
+
+std::string resolve_checkpoint(const std::string& path) {
+  if (fs::exists(fs::path(path) / "config.json")) return path;
+  // "latest" names the newest checkpoint, if it is whole and "latest" is not damaged.
+  const std::string name = read_pointer(fs::path(path) / "latest");
+  const fs::path dir = fs::path(path) / name;
+  if (!name.empty() && fs::exists(dir / "config.json")) return dir.string();
+  // No "latest", a damaged one, or one naming a checkpoint that is gone (a kill between
+  // replacing a checkpoint of the same step and rewriting "latest"): the newest whole one.
+  if (!fs::is_directory(path)) return "";
+  const std::vector<fs::path> checkpoints = complete_checkpoints(path);
+  return checkpoints.empty() ? "" : checkpoints.back().string();
+}
+
+void verify_checkpoint_files(const std::string& dir) {
+  const fs::path manifest_path = fs::path(dir) / "manifest.json";
+  if (!fs::exists(manifest_path)) return;  // written before checkpoints had manifests
+  nlohmann::json files;
+  try {
+    files = nlohmann::json::parse(read_file(manifest_path.string())).at("files");
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error("load_checkpoint: " + manifest_path.string() + ": bad manifest: " +
+                             error.what());
+  }
+  for (const char* file : kCheckpointFiles) {
+    const fs::path file_path = fs::path(dir) / file;
+    if (!files.contains(file)) {
+      if (fs::exists(file_path))
+        throw std::runtime_error("load_checkpoint: " + file_path.string() +
+                                 ": not listed in manifest.json");
+      continue;
+    }
+    const FileChecksum checksum = checksum_file(file_path.string());
+    std::string recorded, size;
+    try {
+      recorded = files[file].at("crc32c").get<std::string>();
+      size = std::to_string(files[file].at("bytes").get<uint64_t>());
+    } catch (const nlohmann::json::exception& error) {
+      throw std::runtime_error("load_checkpoint: " + manifest_path.string() + ": entry for " +
+                               file + ": " + error.what());
+    }
+    if (std::to_string(checksum.bytes) != size || checksum.crc32c_hex() != recorded)
+      throw std::runtime_error("load_checkpoint: " + file_path.string() +
+                               " is damaged: " + std::to_string(checksum.bytes) +
+                               " bytes with CRC-32C " + checksum.crc32c_hex() +
+                               ", but manifest.json records " + size + " bytes with " + recorded);
+  }
+}
+
+CheckpointData load_checkpoint(const std::string& path) {
+  if (!fs::exists(path))
+    throw std::runtime_error("load_checkpoint: " + path + ": no such directory");
+  const std::string dir = resolve_checkpoint(path);
+  if (dir.empty())
+    throw std::runtime_error("load_checkpoint: " + path +
+                             ": not a checkpoint (no config.json, and no 'latest' naming one)");
+  verify_checkpoint_files(dir);
+  auto parse_json = [&](const std::string& file) {
+    const std::string file_path = (fs::path(dir) / file).string();
+    try {
+      return nlohmann::json::parse(read_file(file_path));
+    } catch (const nlohmann::json::exception& error) {
+      throw std::runtime_error("load_checkpoint: " + file_path + ": bad JSON: " + error.what());
+    }
+  };
+  auto load_tensors = [&](const std::string& file) {
+    const std::string file_path = (fs::path(dir) / file).string();
+    const auto tensors = load_safetensors(file_path);
+    NamedTensors named(tensors.begin(), tensors.end());
+    if (const std::string bad = first_non_finite(named); !bad.empty())
+      throw std::runtime_error("load_checkpoint: " + file_path + ": tensor " + bad);
+    return named;
+  };
+  CheckpointData data;
+  data.directory = dir;
+  data.config = parse_json("config.json");
+  data.trainer = parse_json("trainer.json");
+  data.model = load_tensors("model.safetensors");
+  if (fs::exists(fs::path(dir) / "optimizer.safetensors"))
+    data.optimizer = load_tensors("optimizer.safetensors");
+  data.source_tokenizer = read_file((fs::path(dir) / "source.model").string());
+  data.target_tokenizer = read_file((fs::path(dir) / "target.model").string());
+  return data;
+}
+
+}  // namespace atencion::examples

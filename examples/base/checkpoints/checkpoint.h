@@ -1,0 +1,84 @@
+// examples/base/checkpoints/checkpoint.h — a trained translator on disk, safe against interruption.
+// Lesson: docs/12-translation.md#checkpoints
+//
+// A run directory (--out) holds numbered checkpoints and a pointer to the newest one:
+//
+//   runs/spa-eng/
+//     lock                      held (flock) by the trainer writing here; see run_directory.h
+//     latest                    one line: "step-00001200"
+//     best                      one line: the checkpoint with the lowest dev loss
+//     step-00001200/
+//       config.json             the model's TransformerConfig and the run's settings
+//       model.safetensors       the parameters (Module::state_dict names)
+//       optimizer.safetensors   Adam's moments and step counts
+//       trainer.json            step, data position, training seconds, loss history
+//       source.model            the Spanish SentencePiece model (its vocabulary inside)
+//       target.model            the English one
+//       manifest.json           each file above: its size and CRC-32C (checksum.h)
+//
+// A checkpoint is written into "step-N.tmp-<pid>", which is renamed to "step-N" once every
+// file is complete; then "latest" is replaced by a temporary file and a rename. Killing the
+// program at any moment (kill -9 included) therefore leaves "latest" naming a whole
+// checkpoint: the old one or the new one. Older checkpoints beyond the newest `keep` are
+// removed afterwards (renamed to a temporary name first, so a half-removed one never looks
+// whole), except the one "best" names. load_checkpoint checks every file against the manifest
+// and refuses a damaged one by name; nothing holding a NaN or an infinity is written or loaded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "tensor/safetensors.h"
+
+namespace atencion::examples {
+
+// What a checkpoint holds, as plain data; the program turns it into modules and back.
+struct CheckpointData {
+  std::string directory;       // where load_checkpoint found it ("" when built in memory)
+  nlohmann::json config;       // config.json
+  NamedTensors model;          // model.safetensors
+  NamedTensors optimizer;      // optimizer.safetensors (empty for a model saved without one)
+  nlohmann::json trainer;      // trainer.json
+  std::string source_tokenizer;  // bytes of source.model
+  std::string target_tokenizer;  // bytes of target.model
+};
+
+// Writes checkpoint `step` into `run_dir` (created if missing) and points "latest" at it.
+// Returns the checkpoint's directory.
+std::string save_checkpoint(const std::string& run_dir, int64_t step, const CheckpointData& data,
+                            int keep = 2);
+
+// `path` is a run directory (its "latest" is followed) or one checkpoint directory. Throws
+// std::runtime_error naming the directory and the missing or bad file; a bad safetensors file
+// is reported by load_safetensors with the tensor and byte offset.
+CheckpointData load_checkpoint(const std::string& path);
+
+// The checkpoint directory `path` stands for: `path` itself if it holds a config.json, else the
+// one "latest" names, else (no "latest", or it names a checkpoint that is gone) the newest
+// whole "step-N" directory; "" when there is none.
+std::string resolve_checkpoint(const std::string& path);
+
+// "" if every Float32/Float64 element of `tensors` is finite, else which is not:
+// "'encoder.weight' element 12 is nan".
+std::string first_non_finite(const NamedTensors& tensors);
+
+// Writes `dir`/manifest.json: the size and CRC-32C of each checkpoint file there.
+void write_manifest(const std::string& dir);
+// Throws std::runtime_error naming the file of checkpoint `dir` whose size or CRC-32C differs
+// from manifest.json (a checkpoint without a manifest, written by an older version, passes).
+void verify_checkpoint_files(const std::string& dir);
+
+// For the kill tests (tests/examples/checkpoint_kill_points.sh): when the environment variable
+// ATENCION_TEST_KILL_AT is "<point>" or "<point>@<n>", the process kills itself (SIGKILL) the
+// first (n-th) time it reaches `point`. Points in save_checkpoint: wrote-config, wrote-model,
+// wrote-tokenizers, wrote-manifest, renamed, wrote-latest, wrote-best, rotation-renamed,
+// rotated.
+void test_kill_point(const std::string& point);
+
+// Writes `bytes` to `path` through a temporary file, fsync and rename.
+void write_file_atomically(const std::string& path, const std::string& bytes);
+std::string read_file(const std::string& path);
+
+}  // namespace atencion::examples

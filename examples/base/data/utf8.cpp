@@ -1,0 +1,59 @@
+// examples/base/data/utf8.cpp — see utf8.h.
+#include "base/data/utf8.h"
+
+namespace atencion::examples {
+
+namespace {
+
+bool is_continuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
+
+// Length of the valid code point at `offset`, or 0 if the bytes there are not one.
+size_t valid_length_at(std::string_view text, size_t offset) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[offset + i]); };
+  const unsigned char lead = byte(0);
+  size_t length = 0;
+  char32_t value = 0;
+  char32_t smallest = 0;  // the shortest-form rule: below this the sequence is overlong
+  if (lead < 0x80) return 1;
+  if ((lead & 0xE0) == 0xC0) { length = 2; value = lead & 0x1F; smallest = 0x80; }
+  else if ((lead & 0xF0) == 0xE0) { length = 3; value = lead & 0x0F; smallest = 0x800; }
+  else if ((lead & 0xF8) == 0xF0) { length = 4; value = lead & 0x07; smallest = 0x10000; }
+  else return 0;  // a continuation byte or 0xF8..0xFF cannot start a code point
+  if (offset + length > text.size()) return 0;
+  for (size_t i = 1; i < length; ++i) {
+    if (!is_continuation(byte(i))) return 0;
+    value = (value << 6) | (byte(i) & 0x3F);
+  }
+  if (value < smallest || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF)) return 0;
+  return length;
+}
+
+}  // namespace
+
+std::optional<size_t> find_invalid_utf8(std::string_view text) {
+  size_t offset = 0;
+  while (offset < text.size()) {
+    const size_t length = valid_length_at(text, offset);
+    if (length == 0) return offset;
+    offset += length;
+  }
+  return std::nullopt;
+}
+
+CodePoint decode_utf8(std::string_view text, size_t offset) {
+  const size_t length = valid_length_at(text, offset);
+  const auto lead = static_cast<unsigned char>(text[offset]);
+  if (length <= 1) return {static_cast<char32_t>(lead), 1};
+  char32_t value = lead & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07);
+  for (size_t i = 1; i < length; ++i)
+    value = (value << 6) | (static_cast<unsigned char>(text[offset + i]) & 0x3F);
+  return {value, length};
+}
+
+bool is_unicode_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+         c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+}  // namespace atencion::examples

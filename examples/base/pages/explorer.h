@@ -1,0 +1,61 @@
+// examples/base/pages/explorer.h — the attention explorer: one self-contained HTML page (its own
+// script and styles inside, no network) that shows attention maps and training curves.
+// Lesson: docs/12-translation.md#the-attention-explorer
+//
+// A library of the examples, below the programs that use it: atencion-translate (`show --html`)
+// and attention_walkthrough fill a Page and write page_html(page). It only reads tensors; the
+// page itself (explorer.html: markup, styles, script) is embedded at build time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "tensor/tensor.h"
+
+namespace atencion::examples::explorer {
+
+// The weights of one attention module for one sentence: every head, queries down, keys across.
+struct AttentionMap {
+  std::string kind;                       // "encoder self-attention", ...
+  int64_t layer = 0;
+  Tensor weights;                         // [heads, queries, keys]; -inf or NaN = masked
+  std::vector<std::string> query_tokens;  // one per row
+  std::vector<std::string> key_tokens;    // one per column
+};
+
+// One sentence (or one part of the walk-through) and every attention map computed on it.
+struct Sentence {
+  std::string name;  // shown in the sentence picker: "¿Cuál es tu nombre? → What is your name?"
+  std::vector<AttentionMap> maps;
+};
+
+// One curve of a chart: y against x, the same number of each.
+struct Line {
+  std::string name;
+  std::vector<double> x, y;
+};
+// A chart: its lines share the axes.
+struct Chart {
+  std::string title, x_label, y_label;
+  std::vector<Line> lines;
+};
+
+struct Page {
+  std::string title;
+  std::string introduction;  // a sentence or two under the title (plain text)
+  std::vector<Sentence> sentences;
+  std::vector<Chart> charts;  // none: the page says there is no training run
+};
+
+// The page's data as the script reads it. Weights are rounded to 5 decimals; a masked cell is
+// null. Throws std::invalid_argument naming the map and the shapes when a map's weights are
+// not [heads, queries, keys] with one token per row and per column, or a line's x and y differ
+// in length.
+nlohmann::json page_data(const Page& page);
+
+// The whole HTML file: explorer.html with page_data(page) inside its data <script> element.
+std::string page_html(const Page& page);
+
+}  // namespace atencion::examples::explorer

@@ -1,0 +1,200 @@
+// examples/base/training/trainer.cpp — see trainer.h.
+// Lesson: docs/11-training.md, docs/12-translation.md#the-training-loop
+#include "base/training/trainer.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "base/checkpoints/dropout_state.h"
+#include "nn/optim/clip_grad_norm.h"
+
+namespace atencion::examples {
+
+Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerRecipe& recipe,
+                 const DataParallel& parallel, Progress& progress,
+                 const CheckpointData* resumed, Clock::time_point start_time)
+    : task_(task),
+      options_(std::move(options)),
+      parallel_(parallel),
+      progress_(progress),
+      optimizer_(task.model().parameters(), recipe.adam),
+      schedule_{recipe.d_model, recipe.warmup_steps, recipe.lr_factor},
+      clip_norm_(recipe.clip_norm),
+      start_time_(start_time) {
+  if (resumed != nullptr) restore(*resumed);
+}
+
+// The optimizer's moments, the step, the batch stream's place, the clock, the curves and the
+// dropout generators, as the checkpoint left them: the run goes on as if never stopped.
+void Trainer::restore(const CheckpointData& checkpoint) {
+  const std::string& dir = checkpoint.directory;
+  try {
+    optimizer_.load_state_dict(checkpoint.optimizer);
+  } catch (const std::exception& error) {
+    throw std::runtime_error(dir + "/optimizer.safetensors: " + error.what());
+  }
+  const nlohmann::json& trainer = checkpoint.trainer;
+  try {
+    step_ = trainer.at("step").get<int64_t>();
+    seconds_before_ = trainer.at("seconds").get<double>();
+    history_ = trainer.at("history");
+    dev_history_ = trainer.value("dev_history", nlohmann::json::array());  // older: none
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error(dir + "/trainer.json: " + error.what());
+  }
+  if (trainer.contains("generators"))  // else: written before dropout states were saved
+    restore_dropout_generator_states(task_.model(), trainer.at("generators"),
+                                     dir + "/trainer.json");
+  last_checkpoint_ = dir;  // a resumed run already has a checkpoint of its current step
+  saved_step_ = step_;
+}
+
+double Trainer::training_seconds() const {
+  return seconds_before_ + std::chrono::duration<double>(Clock::now() - loop_start_).count();
+}
+
+double Trainer::seconds_left() const {
+  return options_.minutes * 60.0 -
+         std::chrono::duration<double>(Clock::now() - start_time_).count();
+}
+
+bool Trainer::limit_reached() const {
+  // The last batch of epoch e leaves the stream at (e, batches_per_epoch): e + 1 are done.
+  const BatchPosition at = task_.position();
+  const int64_t epochs_done = at.epoch + (at.batch == task_.batches_per_epoch() ? 1 : 0);
+  if (options_.epochs > 0 && epochs_done >= options_.epochs) return true;
+  if (options_.steps > 0 && step_ >= options_.steps) return true;
+  // Every process stops at the same step, when the time of any one is up.
+  return options_.minutes > 0 && parallel_.any(seconds_left() <= 0);
+}
+
+std::string Trainer::run() {
+  loop_start_ = Clock::now();
+  steps_at_start_ = step_;
+  history_interval_.start = line_interval_.start = loop_start_;
+  while (!limit_reached()) {
+    step();
+    if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0) save();
+  }
+  if (step_ != saved_step_) save();  // the end, unless that step's checkpoint was just written
+  if (parallel_.is_main() && std::isnan(dev_loss_)) dev_loss_ = task_.evaluation_loss();
+  return last_checkpoint_;
+}
+
+double Trainer::step() {
+  optimizer_.zero_grad();
+  const StepLoss batch = task_.next_loss(parallel_);
+  batch.loss.backward();
+  parallel_.average_gradients(optimizer_.parameters(), batch.shard_tokens, batch.batch_tokens);
+  const double gradient_norm = nn::clip_grad_norm(optimizer_.parameters(), clip_norm_);
+  ++step_;
+  const double loss = batch.loss.item();
+  if (!std::isfinite(loss) || !std::isfinite(gradient_norm))
+    stop_non_finite("loss " + std::to_string(loss) + ", gradient norm " +
+                    std::to_string(gradient_norm));
+  const double learning_rate = schedule_.learning_rate(step_);
+  optimizer_.set_learning_rate(learning_rate);
+  optimizer_.step();
+  account(loss, batch, learning_rate);
+  return loss;
+}
+
+// Adds the step to both intervals; a history point (and a progress line) every log_every
+// steps, and on one process a progress line also every log_seconds in between, so that a
+// short or slow run still says how it goes. The history stays a function of the steps alone.
+void Trainer::account(double loss, const StepLoss& batch, double learning_rate) {
+  const double share = parallel_.loss_share(loss, batch.shard_tokens, batch.batch_tokens);
+  for (Interval* interval : {&history_interval_, &line_interval_}) {
+    interval->loss += share;
+    interval->tokens += batch.batch_tokens;
+    ++interval->steps;
+  }
+  if (step_ % options_.log_every == 0) {
+    report(learning_rate, /*history_point=*/true);
+  } else if (parallel_.size() == 1 && options_.log_seconds > 0 &&
+             std::chrono::duration<double>(Clock::now() - line_interval_.start).count() >=
+                 options_.log_seconds) {
+    report(learning_rate, /*history_point=*/false);
+  }
+}
+
+void Trainer::report(double learning_rate, bool history_point) {
+  const Interval& interval = history_point ? history_interval_ : line_interval_;
+  const double seconds = std::chrono::duration<double>(Clock::now() - interval.start).count();
+  ProgressLine line;
+  line.epoch = task_.position().epoch;
+  line.step = step_;
+  line.loss = parallel_.sum(interval.loss) / static_cast<double>(interval.steps);
+  line.learning_rate = learning_rate;
+  line.tokens_per_second = static_cast<double>(interval.tokens) / seconds;
+  const double per_step =
+      (training_seconds() - seconds_before_) / static_cast<double>(step_ - steps_at_start_);
+  if (options_.minutes > 0) {
+    line.seconds_left = seconds_left();
+    line.fraction_done = 1.0 - line.seconds_left / (options_.minutes * 60.0);
+  } else if (options_.epochs > 0) {
+    const double total = static_cast<double>(options_.epochs * task_.batches_per_epoch());
+    const BatchPosition at = task_.position();
+    const double done = static_cast<double>(at.epoch * task_.batches_per_epoch() + at.batch);
+    line.fraction_done = done / total;
+    line.seconds_left = (total - done) * per_step;
+  }
+  progress_.update(line);
+  line_interval_ = Interval{0, 0, 0, Clock::now()};
+  if (!history_point) return;
+  history_.push_back({{"step", step_},
+                      {"loss", line.loss},
+                      {"learning_rate", learning_rate},
+                      {"tokens_per_second", line.tokens_per_second},
+                      {"seconds", training_seconds()}});
+  history_interval_ = Interval{0, 0, 0, Clock::now()};
+}
+
+nlohmann::json Trainer::trainer_state() const {
+  const BatchPosition at = task_.position();
+  return {{"step", step_},
+          {"epoch", at.epoch},
+          {"batch", at.batch},
+          {"seconds", training_seconds()},
+          {"dev_loss", dev_loss_},
+          {"generators", dropout_generator_states(task_.model())},
+          {"history", history_},
+          {"dev_history", dev_history_}};
+}
+
+// A checkpoint of this step with its dev loss, after checking that every process holds the
+// same weights and that nothing is NaN or infinite. Rank 0 alone writes.
+void Trainer::save() {
+  parallel_.check_parameters_identical(optimizer_.parameters(), step_);
+  saved_step_ = step_;
+  if (!parallel_.is_main()) return;
+  CheckpointData data = task_.checkpoint();
+  data.optimizer = optimizer_.state_dict();
+  for (const auto* part : {&data.model, &data.optimizer})
+    if (const std::string bad = first_non_finite(*part); !bad.empty())
+      stop_non_finite((part == &data.model ? "weight " : "optimizer state ") + bad);
+  dev_loss_ = task_.evaluation_loss();
+  if (!std::isfinite(dev_loss_)) stop_non_finite("dev loss " + std::to_string(dev_loss_));
+  dev_history_.push_back({{"step", step_}, {"dev_loss", dev_loss_}});
+  data.trainer = trainer_state();
+  last_checkpoint_ = save_checkpoint(options_.out_dir, step_, data);
+  char dev_loss_text[32];
+  std::snprintf(dev_loss_text, sizeof dev_loss_text, "%.3f", dev_loss_);
+  progress_.message("checkpoint: " + last_checkpoint_ + " (dev loss " + dev_loss_text + ")");
+}
+
+// Training stops at the first NaN or infinity rather than skipping the step: a NaN in the
+// weights or Adam's moments stays there, so every later step would be skipped too, and a
+// diverging learning rate goes on diverging. What was saved before it is good; say where.
+void Trainer::stop_non_finite(const std::string& what) const {
+  throw std::runtime_error(
+      "train: step " + std::to_string(step_) + ": " + what + "; training stopped, nothing of " +
+      "this step saved; " +
+      (last_checkpoint_.empty() ? "no checkpoint was written yet"
+                                : "the last good checkpoint is " + last_checkpoint_ +
+                                      " (train --resume continues from it)") +
+      "; a lower --lr-factor may help");
+}
+
+}  // namespace atencion::examples

@@ -1,0 +1,136 @@
+// examples/base/training/trainer.h — the training loop every model family shares.
+// Lesson: docs/11-training.md, docs/12-translation.md#the-training-loop
+//
+// Trainer::step() is the five lines of every PyTorch training script:
+//   optimizer.zero_grad(); loss = task.loss(next batch); loss.backward();
+//   clip_grad_norm(parameters, clip); lr = warm-up schedule(step); optimizer.step()
+// (with, on N processes, the gradients averaged over them before clipping). Trainer::run()
+// repeats it until a limit (steps, epochs, minutes) and, around it, prints progress lines,
+// writes a checkpoint every N steps and at the end, each with its dev loss, and stops at the
+// first NaN or infinity. What is a family's own (its model, data, batches, loss and the files of
+// its checkpoints) comes from a TrainingTask; docs/architecture.md#examples shows where a new
+// family plugs in.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "autograd/variable.h"
+#include "base/checkpoints/checkpoint.h"
+#include "base/data/batching.h"
+#include "base/training/data_parallel.h"
+#include "base/training/progress.h"
+#include "nlohmann/json.hpp"
+#include "nn/module.h"
+#include "nn/optim/adam.h"
+#include "nn/optim/schedule.h"
+
+namespace atencion::examples {
+
+// How long to train and how often to report and save: the session's choices, not part of
+// the run's definition (a resumed run may change them).
+struct TrainerOptions {
+  std::string out_dir;
+  double minutes = 0;               // time budget for the whole command; 0 = none
+  int64_t epochs = 0;               // 0 = until another limit
+  int64_t steps = 0;                // stop at this step (resumed steps count); 0 = no limit
+  int64_t checkpoint_every = 500;   // steps; a checkpoint is also written at the end
+  int64_t log_every = 50;           // steps between history points and progress lines
+  double log_seconds = 20;          // a progress line also after this many seconds; 0 = never
+  bool resume = false;              // continue from out_dir's latest checkpoint
+  bool overwrite = false;           // replace the run out_dir holds (else a fresh run refuses)
+};
+
+// The optimizer's recipe: Adam with the warm-up schedule (docs/11-training.md#adam).
+struct OptimizerRecipe {
+  int64_t d_model = 256;      // the schedule's d_model^-0.5
+  int64_t warmup_steps = 200;
+  double lr_factor = 0.5;
+  double clip_norm = 1.0;
+  nn::AdamOptions adam;
+};
+
+// The loss of this process's share of one batch, and the target tokens of the share and of
+// the whole batch (on one process the two counts are equal).
+struct StepLoss {
+  Variable loss;  // a mean over the share's tokens
+  int64_t shard_tokens = 0;
+  int64_t batch_tokens = 0;
+};
+
+// What a model family gives the trainer.
+class TrainingTask {
+ public:
+  virtual ~TrainingTask() = default;
+  virtual nn::Module& model() = 0;
+  // The loss of this process's share of the next training batch, in training mode.
+  virtual StepLoss next_loss(const DataParallel& parallel) = 0;
+  // Where the batch stream is: the epoch and the batch within it; and an epoch's batches.
+  virtual BatchPosition position() const = 0;
+  virtual int64_t batches_per_epoch() const = 0;
+  // The mean loss per target token of the held-out (dev) split, without label smoothing,
+  // in eval mode, without a graph.
+  virtual double evaluation_loss() = 0;
+  // The model as a checkpoint: config.json (with its "run"), the weights and the family's own
+  // files (tokenizers); the trainer adds the optimizer and trainer.json.
+  virtual CheckpointData checkpoint() const = 0;
+};
+
+class Trainer {
+ public:
+  // `resumed`: the checkpoint this run continues (its optimizer and trainer.json are read), or
+  // nullptr for a fresh run. `start_time`: when the command started (--minutes counts from it).
+  Trainer(TrainingTask& task, TrainerOptions options, const OptimizerRecipe& recipe,
+          const DataParallel& parallel, Progress& progress, const CheckpointData* resumed,
+          std::chrono::steady_clock::time_point start_time);
+
+  // Trains until a limit and writes the last checkpoint; returns its directory.
+  std::string run();
+  // One optimizer step; returns the loss. Stops with std::runtime_error at a NaN or infinity.
+  double step();
+
+  int64_t steps_done() const { return step_; }
+  double dev_loss() const { return dev_loss_; }
+  double training_seconds() const;  // this run's and the runs it resumes
+  int64_t steps_this_run() const { return step_ - steps_at_start_; }
+  double seconds_this_run() const { return training_seconds() - seconds_before_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  void restore(const CheckpointData& checkpoint);
+  bool limit_reached() const;
+  double seconds_left() const;
+  void account(double loss, const StepLoss& batch, double learning_rate);
+  void report(double learning_rate, bool history_point);
+  void save();
+  nlohmann::json trainer_state() const;
+  [[noreturn]] void stop_non_finite(const std::string& what) const;
+
+  TrainingTask& task_;
+  TrainerOptions options_;
+  const DataParallel& parallel_;
+  Progress& progress_;
+  nn::Adam optimizer_;
+  nn::WarmupSchedule schedule_;
+  double clip_norm_;
+
+  Clock::time_point start_time_, loop_start_;
+  int64_t step_ = 0, steps_at_start_ = 0, saved_step_ = -1;
+  double seconds_before_ = 0;  // training time of the runs this one resumes
+  double dev_loss_ = NAN;      // of the last checkpoint written
+  std::string last_checkpoint_;
+  nlohmann::json history_ = nlohmann::json::array();      // a point every log_every steps
+  nlohmann::json dev_history_ = nlohmann::json::array();  // {step, dev_loss} per checkpoint
+
+  // Since the last history point (every log_every steps) and since the last printed line.
+  struct Interval {
+    double loss = 0;
+    int64_t tokens = 0, steps = 0;
+    Clock::time_point start;
+  };
+  Interval history_interval_, line_interval_;
+};
+
+}  // namespace atencion::examples

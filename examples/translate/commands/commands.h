@@ -1,0 +1,51 @@
+// examples/translate/commands/commands.h — the subcommands of `atencion-translate`, one file
+// each: train.cpp, translate.cpp, eval.cpp, show.cpp. Each add_*_command adds its subcommand
+// and options to the program's CLI::App and returns what runs it once the line is parsed.
+// Lesson: docs/12-translation.md#the-program
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "translate/decode.h"
+
+namespace atencion::examples::translate {
+
+struct Subcommand {
+  CLI::App* command;           // parsed when (*command) is true
+  std::function<void()> run;   // does the work; throws std::exception with a one-line message
+};
+
+Subcommand add_train_command(CLI::App& app);
+Subcommand add_translate_command(CLI::App& app);
+Subcommand add_eval_command(CLI::App& app);
+Subcommand add_show_command(CLI::App& app);
+
+// --model, --beam, --max-length and --batch-size, as translate and eval take them.
+void add_decode_options(CLI::App* command, std::string& model_dir, nn::DecodeOptions& decode);
+
+struct EvalOptions {
+  std::string model_dir = "runs/spa-eng";
+  std::string data_path;  // "" = the test split of the data the model was trained on
+  nn::DecodeOptions decode = decode_options(1, 64);
+  int64_t samples = 5;    // sample translations to print
+  int64_t limit = 0;      // score only the first N pairs (0 = all)
+};
+// Prints BLEU, exact match and samples to stdout; returns the BLEU score.
+double evaluate(const EvalOptions& options);
+
+struct ShowOptions {
+  std::string model_dir = "runs/spa-eng";
+  std::vector<std::string> sentences;  // one or more
+  std::string out_dir;  // "" = <model_dir>/show
+  bool html = false;    // also write explorer.html (examples/base/pages/explorer.h)
+};
+// Writes SVG heat maps of every layer's and head's encoder self-, decoder masked self- and
+// encoder-decoder attention for the first sentence and its translation, and the training
+// curves; with `html`, also the attention explorer, one page holding every sentence's maps and
+// the curves. Returns the list of files written.
+std::vector<std::string> show(const ShowOptions& options);
+
+}  // namespace atencion::examples::translate

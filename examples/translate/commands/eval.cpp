@@ -1,0 +1,78 @@
+// examples/translate/commands/eval.cpp — `atencion-translate eval`: BLEU, exact match and
+// samples of a model's translations of a test set. (And the decoding options eval and
+// translate share.)
+// Lesson: docs/12-translation.md#bleu
+#include "translate/commands/commands.h"
+
+#include <cstdio>
+#include <memory>
+
+#include "base/cli/validators.h"
+#include "base/data/tsv.h"
+#include "translate/bleu.h"
+#include "translate/cli_checks.h"
+#include "translate/data.h"
+
+namespace atencion::examples::translate {
+double evaluate(const EvalOptions& options) {
+  const CheckpointData checkpoint = load_checkpoint(options.model_dir);
+  const Translator translator = Translator::from_checkpoint(checkpoint);
+  std::vector<SentencePair> pairs;
+  std::string what;
+  if (!options.data_path.empty()) {
+    pairs = read_pairs(options.data_path);
+    what = options.data_path;
+  } else {
+    const auto& run = checkpoint.config.at("run");
+    pairs = load_split(run.at("data_path").get<std::string>(), run.at("max_words").get<int64_t>(),
+                       run.at("split_seed").get<uint64_t>())
+                .test;
+    what = "the test split (at most " + std::to_string(run.at("max_words").get<int64_t>()) +
+           " words a side)";
+  }
+  if (options.limit > 0 && static_cast<int64_t>(pairs.size()) > options.limit)
+    pairs.resize(options.limit);
+  std::vector<std::string> sources, references;
+  for (const auto& pair : pairs) {
+    sources.push_back(pair.source);
+    references.push_back(pair.target);
+  }
+  const std::vector<std::string> hypotheses = translate_sentences(translator, sources, options.decode);
+  const BleuScore bleu = corpus_bleu(hypotheses, references);
+  std::printf("eval: %zu pairs of %s, %s\n", pairs.size(), what.c_str(),
+              options.decode.beam > 1 ? ("beam " + std::to_string(options.decode.beam)).c_str()
+                                      : "greedy");
+  std::printf("BLEU = %.2f  (%.1f/%.1f/%.1f/%.1f, BP %.3f, hyp %lld ref %lld words)\n", bleu.score,
+              bleu.precisions[0], bleu.precisions[1], bleu.precisions[2], bleu.precisions[3],
+              bleu.brevity_penalty, static_cast<long long>(bleu.hypothesis_length),
+              static_cast<long long>(bleu.reference_length));
+  std::printf("exact match = %.1f%%\n", 100.0 * exact_match_rate(hypotheses, references));
+  for (int64_t i = 0; i < options.samples && i < static_cast<int64_t>(pairs.size()); ++i)
+    std::printf("  es:  %s\n  ref: %s\n  out: %s\n", sources[i].c_str(), references[i].c_str(),
+                hypotheses[i].c_str());
+  return bleu.score;
+}
+
+void add_decode_options(CLI::App* command, std::string& model_dir, nn::DecodeOptions& decode) {
+  command->add_option("--model", model_dir, "run or checkpoint directory")->capture_default_str();
+  command->add_option("--beam", decode.beam, "beam width (1: greedy)")->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, kLargestBeam));
+  command->add_option("--max-length", decode.max_length, "longest translation, in pieces")
+      ->capture_default_str()->check(CLI::Range(int64_t{1}, kLongestMaxLen));
+  command->add_option("--batch-size", decode.batch_size, "sentences decoded at once")
+      ->capture_default_str()->check(CLI::Range(int64_t{1}, kLargestBatch));
+}
+
+Subcommand add_eval_command(CLI::App& app) {
+  auto options = std::make_shared<EvalOptions>();
+  CLI::App* command = app.add_subcommand("eval", "BLEU, exact match and samples on a test set");
+  add_decode_options(command, options->model_dir, options->decode);
+  command->add_option("--data", options->data_path, "pairs file (default: the run's test split)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--samples", options->samples)->capture_default_str()->check(at_least(0));
+  command->add_option("--limit", options->limit, "score only the first N pairs")
+      ->capture_default_str()->check(at_least(0));
+  return {command, [options] { evaluate(*options); }};
+}
+
+}  // namespace atencion::examples::translate

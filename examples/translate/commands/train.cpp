@@ -1,0 +1,92 @@
+// examples/translate/commands/train.cpp — `atencion-translate train`: its options, each one a
+// field of TrainOptions (translate/train.h), whose defaults are the only ones.
+// Lesson: docs/12-translation.md#the-program
+#include <memory>
+
+#include "base/cli/validators.h"
+#include "translate/cli_checks.h"
+#include "translate/commands/commands.h"
+#include "translate/train.h"
+
+namespace atencion::examples::translate {
+namespace {
+
+// How long and how often (TrainerOptions): a resumed run may change them.
+void add_session_options(CLI::App* command, TrainerOptions& trainer) {
+  command->add_option("--out", trainer.out_dir, "run directory for checkpoints")
+      ->capture_default_str();
+  command->add_option("--minutes", trainer.minutes, "time budget in minutes (0: none)")
+      ->capture_default_str()->check(at_least(0));
+  command->add_option("--epochs", trainer.epochs, "epochs (0: until the time budget ends)")
+      ->capture_default_str()->check(at_least(0));
+  command->add_option("--steps", trainer.steps,
+                      "stop at this optimizer step, resumed ones included (0: no limit)")
+      ->capture_default_str()->check(at_least(0));
+  auto* resume = command->add_flag("--resume", trainer.resume,
+                                   "continue from the run directory's latest checkpoint");
+  command->add_flag("--overwrite", trainer.overwrite, "replace the run the --out directory holds")
+      ->excludes(resume);
+  command->add_option("--checkpoint-every", trainer.checkpoint_every,
+                      "steps between checkpoints (0: only at the end)")
+      ->capture_default_str()->check(at_least(0));
+  command->add_option("--log-every", trainer.log_every, "steps between progress lines")
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--log-seconds", trainer.log_seconds,
+                      "a progress line also after this many seconds (0: only by steps)")
+      ->capture_default_str()->check(at_least(0));
+}
+
+// What defines the run (RunConfig, config.json's "run"): fixed once it starts.
+void add_run_options(CLI::App* command, RunConfig& run) {
+  command->add_option("--data", run.data_path, "pairs file (default: the shipped Tatoeba pairs)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--max-words", run.max_words, "longest pair side kept, in words")
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--vocab", run.vocab_size, "SentencePiece vocabulary size per language")
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--max-tokens", run.max_tokens, "tokens per batch (B · longest)")
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--warmup", run.warmup_steps, "warm-up steps")
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--lr-factor", run.lr_factor, "factor of the warm-up schedule")
+      ->capture_default_str()->check(at_least(0, true));
+  command->add_option("--label-smoothing", run.label_smoothing)
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  command->add_option("--seed", run.seed)->capture_default_str();
+}
+
+// The model's shape (config.json's "model"): fixed once the run starts.
+void add_model_options(CLI::App* command, nn::TransformerConfig& model) {
+  command->add_option("--d-model", model.d_model)->capture_default_str()->check(at_least(1));
+  command->add_option("--heads", model.heads)->capture_default_str()->check(at_least(1));
+  command->add_option("--encoder-layers", model.encoder_layers)
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--decoder-layers", model.decoder_layers)
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--d-ff", model.d_ff)->capture_default_str()->check(at_least(1));
+  command->add_option("--dropout", model.dropout)
+      ->capture_default_str()->check(CLI::Range(0.0, 0.99));
+  command->add_flag("--pre-norm", model.norm_first,
+                    "LayerNorm before each sublayer (default: after, as the paper)");
+  command->add_flag("--tie-embeddings", model.tie_target_embeddings,
+                    "share target embedding and output weights");
+}
+
+}  // namespace
+
+Subcommand add_train_command(CLI::App& app) {
+  auto options = std::make_shared<TrainOptions>();
+  CLI::App* command = app.add_subcommand("train", "train a model on Spanish<TAB>English pairs");
+  add_session_options(command, options->trainer);
+  add_run_options(command, options->run);
+  add_model_options(command, options->model);
+  return {command, [options, command] {
+            std::vector<std::string> given;  // the flags typed, to compare with a checkpoint
+            for (const CLI::Option* option : command->get_options())
+              if (option->count() > 0) given.push_back(option->get_name());
+            refuse_flags_contradicting_checkpoint(*options, given);
+            train(*options);
+          }};
+}
+
+}  // namespace atencion::examples::translate
