@@ -1,11 +1,16 @@
 // examples/translate/cli_checks.cpp — see cli_checks.h.
 #include "cli_checks.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <stdexcept>
 
 #include "checkpoint.h"
+#include "run_directory.h"
 #include "translator.h"
 
 namespace atencion::translate {
@@ -32,8 +37,10 @@ constexpr CheckpointedFlag kCheckpointedFlags[] = {
 
 void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
                                            const std::vector<std::string>& given) {
+  if (!options.resume && options.fresh_optimizer)
+    throw std::runtime_error("train: --fresh-optimizer applies only with --resume");
   if (!options.resume) return;
-  const std::string dir = resolve_checkpoint(options.out_dir);
+  const std::string dir = checkpoint_to_resume(options.out_dir, options.resume_from);
   if (dir.empty()) return;
   const std::string config_path = (std::filesystem::path(dir) / "config.json").string();
   nlohmann::json stored;
@@ -56,6 +63,24 @@ void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
                                " in " + config_path +
                                "); leave the flag out, or start a new run with another --out");
   }
+}
+
+void refuse_unreadable_stdin() {
+  struct stat status {};
+  if (::fstat(STDIN_FILENO, &status) == 0 && S_ISDIR(status.st_mode))
+    throw std::runtime_error("translate: standard input is a directory; give the sentences as "
+                             "arguments, or one per line on standard input");
+}
+
+std::string not_a_seed(const std::string& text) {
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  if (digits && error == std::errc() && stop == end) return "";
+  return "must be a whole number from 0 to 18446744073709551615, not " + text;
 }
 
 }  // namespace atencion::translate

@@ -15,6 +15,7 @@
 #include "CLI/CLI.hpp"
 #include "cli_checks.h"
 #include "commands.h"
+#include "file_checks.h"
 #include "nn/distributed.h"
 #include "tensor/threads.h"
 #include "train.h"
@@ -37,6 +38,21 @@ CLI::Validator at_least(long long lowest, bool strictly = false) {
       bound);
 }
 
+// A path that is a regular file (CLI11's ExistingFile also accepts a FIFO, which would block).
+CLI::Validator regular_file() {
+  return CLI::Validator(
+      [](std::string& path) {
+        const std::string problem = not_a_regular_file(path);
+        return problem.empty() ? problem : path + " " + problem;
+      },
+      "FILE");
+}
+
+// A seed: a whole number from 0 to 2^64 - 1 (CLI11 would wrap -1 and saturate 2^64).
+CLI::Validator seed_number() {
+  return CLI::Validator([](std::string& text) { return not_a_seed(text); }, "UINT64");
+}
+
 int main(int argc, char** argv) {
   // Under mpirun, this process is one of N (docs/13-data-parallel.md); otherwise rank 0 of 1.
   nn::distributed::Session distributed_session;
@@ -54,7 +70,7 @@ int main(int argc, char** argv) {
   TrainOptions train_options;
   auto* train_command = app.add_subcommand("train", "train a model on Spanish<TAB>English pairs");
   train_command->add_option("--data", train_options.data_path, "pairs file (default: the shipped Tatoeba pairs)")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)->check(regular_file());
   train_command->add_option("--out", train_options.out_dir, "run directory for checkpoints")->capture_default_str();
   train_command->add_option("--minutes", train_options.minutes, "time budget in minutes (0: none)")->capture_default_str()
       ->check(at_least(0));
@@ -65,9 +81,18 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(at_least(0));
   auto* resume_flag = train_command->add_flag(
       "--resume", train_options.resume, "continue from the run directory's latest checkpoint");
+  auto* resume_from_option = train_command->add_option_function<std::string>(
+      "--resume-from",
+      [&](const std::string& name) {
+        train_options.resume_from = name;
+        train_options.resume = true;
+      },
+      "continue from this earlier checkpoint of --out (step-N); later ones are removed");
+  train_command->add_flag("--fresh-optimizer", train_options.fresh_optimizer,
+                          "with --resume: restart Adam (else its saved state is required)");
   train_command
       ->add_flag("--overwrite", train_options.overwrite, "replace the run the --out directory holds")
-      ->excludes(resume_flag);
+      ->excludes(resume_flag)->excludes(resume_from_option);
   train_command->add_option("--checkpoint-every", train_options.checkpoint_every,
                             "steps between checkpoints (0: only at the end)")->capture_default_str()
       ->check(at_least(0));
@@ -85,7 +110,7 @@ int main(int argc, char** argv) {
       ->check(at_least(0, true));
   train_command->add_option("--label-smoothing", train_options.label_smoothing)->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
-  train_command->add_option("--seed", train_options.seed)->capture_default_str();
+  train_command->add_option("--seed", train_options.seed)->capture_default_str()->check(seed_number());
   auto& model = train_options.model;
   model.d_model = 256;
   model.heads = 4;
@@ -123,7 +148,7 @@ int main(int argc, char** argv) {
   auto* eval_command = app.add_subcommand("eval", "BLEU, exact match and samples on a test set");
   add_decode_options(eval_command);
   eval_command->add_option("--data", eval_options.data_path, "pairs file (default: the run's test split)")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)->check(regular_file());
   eval_command->add_option("--samples", eval_options.samples)->capture_default_str()->check(at_least(0));
   eval_command->add_option("--limit", eval_options.limit, "score only the first N pairs")->capture_default_str()
       ->check(at_least(0));
@@ -160,6 +185,7 @@ int main(int argc, char** argv) {
         // One sentence per line in, one translation per line out, nothing else on stdout.
         // From a terminal each line is answered as it comes; from a pipe or a file all lines
         // are read first and translated in length-sorted batches (the same translations, faster).
+        refuse_unreadable_stdin();
         const bool interactive = isatty(fileno(stdin)) != 0;
         std::vector<std::string> lines;
         for (std::string line; std::getline(std::cin, line);) {

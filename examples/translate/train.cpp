@@ -21,6 +21,7 @@
 #include "nn/optim/clip_grad_norm.h"
 #include "nn/optim/schedule.h"
 #include "progress.h"
+#include "resume_state.h"
 #include "run_directory.h"
 #include "translator.h"
 
@@ -55,19 +56,6 @@ nlohmann::json run_to_json(const TrainOptions& options) {
 }
 
 namespace {
-
-void run_from_json(const nlohmann::json& run, TrainOptions& options) {
-  options.data_path = run.at("data_path").get<std::string>();
-  options.max_words = run.at("max_words").get<int64_t>();
-  options.split_seed = run.at("split_seed").get<uint64_t>();
-  options.vocab_size = run.at("vocab_size").get<int64_t>();
-  options.max_tokens = run.at("max_tokens").get<int64_t>();
-  options.label_smoothing = run.at("label_smoothing").get<double>();
-  options.warmup_steps = run.at("warmup_steps").get<int64_t>();
-  options.lr_factor = run.at("lr_factor").get<double>();
-  options.clip_norm = run.at("clip_norm").get<double>();
-  options.seed = run.at("seed").get<uint64_t>();
-}
 
 // Mean cross-entropy (no smoothing) per target piece over `examples`, in eval mode.
 double evaluation_loss(const Translator& translator, const std::vector<Example>& examples,
@@ -111,17 +99,20 @@ std::string train(const TrainOptions& requested) {
   std::optional<RunDirectoryLock> lock;
   if (parallel.is_main()) {
     lock.emplace(options.out_dir);
-    prepare_run_directory(options.out_dir, options.resume, options.overwrite);
+    const std::string note = prepare_run_directory(options.out_dir, options.resume,
+                                                   options.overwrite, options.resume_from);
+    if (!note.empty()) progress.message(note);
   }
   parallel.barrier();
 
   std::optional<CheckpointData> checkpoint;
   if (options.resume) {
-    if (resolve_checkpoint(options.out_dir).empty()) {
+    const std::string resume_dir = checkpoint_to_resume(options.out_dir, options.resume_from);
+    if (resume_dir.empty()) {
       progress.message("resume: no checkpoint in " + options.out_dir + ", starting afresh");
     } else {
-      checkpoint = load_checkpoint(options.out_dir);
-      run_from_json(checkpoint->config.at("run"), options);
+      checkpoint = load_checkpoint(resume_dir);
+      read_run_settings(checkpoint->config, options, resume_dir + "/config.json");
     }
   }
 
@@ -173,21 +164,14 @@ std::string train(const TrainOptions& requested) {
   nlohmann::json dev_history = nlohmann::json::array();  // {step, dev_loss} at each checkpoint
   if (checkpoint) {
     const std::string dir = checkpoint->directory;
-    try {
-      optimizer.load_state_dict(checkpoint->optimizer);
-    } catch (const std::exception& error) {
-      throw std::runtime_error(dir + "/optimizer.safetensors: " + error.what());
-    }
+    load_optimizer_state(optimizer, *checkpoint, options.fresh_optimizer);
     const auto& trainer = checkpoint->trainer;
-    try {
-      step = trainer.at("step").get<int64_t>();
-      position = {trainer.at("epoch").get<int64_t>(), trainer.at("batch").get<int64_t>()};
-      seconds_before = trainer.at("seconds").get<double>();
-      history = trainer.at("history");
-      dev_history = trainer.value("dev_history", nlohmann::json::array());  // older: none
-    } catch (const nlohmann::json::exception& error) {
-      throw std::runtime_error(dir + "/trainer.json: " + error.what());
-    }
+    const TrainerState state = read_trainer_state(trainer, dir + "/trainer.json");
+    step = state.step;
+    position = state.position;
+    seconds_before = state.seconds;
+    history = state.history;
+    dev_history = state.dev_history;
     if (trainer.contains("generators"))  // else: written before dropout states were saved
       restore_dropout_generator_states(*translator.model, trainer.at("generators"),
                                        dir + "/trainer.json");

@@ -30,6 +30,8 @@ struct TrainOptions {
   int64_t checkpoint_every = 500;   // steps; a checkpoint is also written at the end
   int64_t log_every = 50;           // steps between log lines / history points
   bool resume = false;              // continue from out_dir's latest checkpoint
+  std::string resume_from;          // with resume: this earlier "step-N" of out_dir instead
+  bool fresh_optimizer = false;     // with resume: Adam restarts (else its state is required)
   bool overwrite = false;           // replace the run out_dir holds (else a fresh run refuses)
   uint64_t seed = 1;                // weights, dropout and batch order
 };
