@@ -20,7 +20,7 @@ fail() {
 run() {
   status=0
   timeout "${HOSTILE_TIMEOUT:-60}" "$binary" "$@" > "$work/out" 2> "$work/err" || status=$?
-  (( status != 124 )) || fail "$* hung (killed after 60 s)"
+  (( status != 124 )) || fail "$* hung (killed after ${HOSTILE_TIMEOUT:-60} s)"
 }
 
 # refused EXPECTED ARGS...: exit != 0, one line on stderr containing EXPECTED, empty stdout.

@@ -27,6 +27,7 @@ const translate::Translator& tiny_translator() {
     archive << file.rdbuf();
     const std::string directory = fuzz::scratch_path("tiny-model");
     fuzz::unpack_checkpoint(archive.str(), directory);
+    translate::write_manifest(directory);  // as save_checkpoint would (the seed has none)
     translate::Translator loaded =
         translate::Translator::from_checkpoint(translate::load_checkpoint(directory));
     std::filesystem::remove_all(directory);
