@@ -12,6 +12,7 @@
 #include "nlohmann/json.hpp"
 #include "heatmap_svg.h"
 #include "plots.h"
+#include "resume_state.h"
 #include "tsv.h"
 
 namespace atencion::translate {
@@ -26,12 +27,10 @@ double evaluate(const EvalOptions& options) {
     pairs = read_pairs(options.data_path);
     what = options.data_path;
   } else {
-    const auto& run = checkpoint.config.at("run");
-    pairs = load_split(run.at("data_path").get<std::string>(), run.at("max_words").get<int64_t>(),
-                       run.at("split_seed").get<uint64_t>())
-                .test;
-    what = "the test split (at most " + std::to_string(run.at("max_words").get<int64_t>()) +
-           " words a side)";
+    TrainOptions run;  // the run's settings, each checked as train --resume checks them
+    read_run_settings(checkpoint.config, run, checkpoint.directory + "/config.json");
+    pairs = load_split(run.data_path, run.max_words, run.split_seed).test;
+    what = "the test split (at most " + std::to_string(run.max_words) + " words a side)";
   }
   if (options.limit > 0 && static_cast<int64_t>(pairs.size()) > options.limit)
     pairs.resize(options.limit);
