@@ -1,11 +1,15 @@
 // examples/translate/cli_checks.cpp — see cli_checks.h.
 #include "translate/cli_checks.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
 #include "base/checkpoints/checkpoint.h"
+#include "base/checkpoints/run_directory.h"
 #include "translate/translator.h"
 
 namespace atencion::examples::translate {
@@ -32,8 +36,11 @@ constexpr CheckpointedFlag kCheckpointedFlags[] = {
 
 void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
                                            const std::vector<std::string>& given) {
-  if (!options.trainer.resume) return;
-  const std::string dir = resolve_checkpoint(options.trainer.out_dir);
+  const TrainerOptions& trainer = options.trainer;
+  if (!trainer.resume && trainer.fresh_optimizer)
+    throw std::runtime_error("train: --fresh-optimizer applies only with --resume");
+  if (!trainer.resume) return;
+  const std::string dir = checkpoint_to_resume(trainer.out_dir, trainer.resume_from);
   if (dir.empty()) return;
   const std::string config_path = (std::filesystem::path(dir) / "config.json").string();
   nlohmann::json stored;
@@ -56,6 +63,13 @@ void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
                                " in " + config_path +
                                "); leave the flag out, or start a new run with another --out");
   }
+}
+
+void refuse_unreadable_stdin() {
+  struct stat status {};
+  if (::fstat(STDIN_FILENO, &status) == 0 && S_ISDIR(status.st_mode))
+    throw std::runtime_error("translate: standard input is a directory; give the sentences as "
+                             "arguments, or one per line on standard input");
 }
 
 }  // namespace atencion::examples::translate

@@ -21,7 +21,12 @@ constexpr int64_t kLargestBatch = 4096;    // --batch-size: sentences decoded at
 // typed, "--d-model") that sets a model or run setting to another value than the checkpoint's
 // config.json is refused (std::runtime_error naming the flag, both values and the file).
 // Does nothing without --resume or when options.out_dir holds no checkpoint yet.
+// --fresh-optimizer without --resume is refused too.
 void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
                                            const std::vector<std::string>& given);
+
+// `translate` with no sentence arguments reads standard input: refused (std::runtime_error)
+// when it is a directory (reading one gives nothing, and the command would end saying nothing).
+void refuse_unreadable_stdin();
 
 }  // namespace atencion::examples::translate

@@ -9,8 +9,11 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 
 #include "base/checkpoints/run_directory.h"
+#include "base/io/json_fields.h"
+#include "base/training/resume_state.h"
 #include "translate/data.h"
 #include "translate/translator.h"
 
@@ -109,22 +112,18 @@ class TranslationTask : public TrainingTask {
 };
 
 OptimizerRecipe recipe_for(const RunConfig& run, int64_t d_model) {
-  OptimizerRecipe recipe{.d_model = d_model,
-                         .warmup_steps = run.warmup_steps,
-                         .lr_factor = run.lr_factor,
-                         .clip_norm = run.clip_norm};
+  OptimizerRecipe recipe;
+  recipe.d_model = d_model;
+  recipe.warmup_steps = run.warmup_steps;
+  recipe.lr_factor = run.lr_factor;
+  recipe.clip_norm = run.clip_norm;
   recipe.adam.beta2 = 0.98;  // the paper's β2 and ε
   recipe.adam.eps = 1e-9;
   return recipe;
 }
 
 BatchPosition position_of(const CheckpointData& checkpoint) {
-  try {
-    return {checkpoint.trainer.at("epoch").get<int64_t>(),
-            checkpoint.trainer.at("batch").get<int64_t>()};
-  } catch (const nlohmann::json::exception& error) {
-    throw std::runtime_error(checkpoint.directory + "/trainer.json: " + error.what());
-  }
+  return read_trainer_state(checkpoint.trainer, checkpoint.directory + "/trainer.json").position;
 }
 
 void say_data(Progress& progress, const DataSplit& split, const RunConfig& run) {
@@ -144,6 +143,32 @@ void say_model(Progress& progress, const Translator& translator, Clock::time_poi
 
 }  // namespace
 
+RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
+  try {
+    if (!config.is_object() || !config.contains("run"))
+      throw std::invalid_argument("no \"run\" section");
+    const RunConfig run = read_exactly<RunConfig>(config.at("run"));
+    // The ranges the command line accepts (commands/train.cpp), which is all a save writes.
+    auto refuse = [](const char* field, const nlohmann::json& value, const char* wanted) {
+      throw std::invalid_argument(std::string("'") + field + "' is " + value.dump() + ", not " +
+                                  wanted);
+    };
+    if (run.max_words < 1) refuse("max_words", run.max_words, "at least 1");
+    if (run.vocab_size < 1) refuse("vocab_size", run.vocab_size, "at least 1");
+    if (run.max_tokens < 1) refuse("max_tokens", run.max_tokens, "at least 1");
+    if (run.warmup_steps < 1) refuse("warmup_steps", run.warmup_steps, "at least 1");
+    if (!(run.label_smoothing >= 0 && run.label_smoothing <= 1))
+      refuse("label_smoothing", run.label_smoothing, "from 0 to 1");
+    if (!(run.lr_factor > 0 && std::isfinite(run.lr_factor)))
+      refuse("lr_factor", run.lr_factor, "a finite number above 0");
+    if (!(run.clip_norm > 0 && std::isfinite(run.clip_norm)))
+      refuse("clip_norm", run.clip_norm, "a finite number above 0");
+    return run;
+  } catch (const std::invalid_argument& error) {
+    throw std::runtime_error(file + ": run: " + error.what());
+  }
+}
+
 std::string train(const TrainOptions& requested) {
   const auto start_time = Clock::now();
   TrainOptions options = requested;
@@ -154,16 +179,21 @@ std::string train(const TrainOptions& requested) {
   std::optional<RunDirectoryLock> lock;
   if (parallel.is_main()) {
     lock.emplace(out_dir);
-    prepare_run_directory(out_dir, options.trainer.resume, options.trainer.overwrite);
+    const std::string note = prepare_run_directory(out_dir, options.trainer.resume,
+                                                   options.trainer.overwrite,
+                                                   options.trainer.resume_from);
+    if (!note.empty()) progress.message(note);
   }
   parallel.barrier();
 
   std::optional<CheckpointData> checkpoint;
-  if (options.trainer.resume && resolve_checkpoint(out_dir).empty()) {
+  const std::string resume_dir =
+      options.trainer.resume ? checkpoint_to_resume(out_dir, options.trainer.resume_from) : "";
+  if (options.trainer.resume && resume_dir.empty()) {
     progress.message("resume: no checkpoint in " + out_dir + ", starting afresh");
   } else if (options.trainer.resume) {
-    checkpoint = load_checkpoint(out_dir);
-    options.run = checkpoint->config.at("run").get<RunConfig>();
+    checkpoint = load_checkpoint(resume_dir);
+    options.run = read_run_config(checkpoint->config, resume_dir + "/config.json");
   }
   const DataSplit split =
       load_split(options.run.data_path, options.run.max_words, options.run.split_seed);

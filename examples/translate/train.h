@@ -33,10 +33,22 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, data_path, max_words, split_seed, 
                                    max_tokens, label_smoothing, warmup_steps, lr_factor,
                                    clip_norm, seed)
 
+// config.json's "run" section, each field as RunConfig defines it (16.5 or -1 in an integer
+// field refused) and in the range the command line accepts; throws std::runtime_error
+// "<file>: run: '<field>' is ..., not ...".
+RunConfig read_run_config(const nlohmann::json& config, const std::string& file);
+
+// How long and how often, by default: into runs/spa-eng.
+inline TrainerOptions default_session() {
+  TrainerOptions trainer;
+  trainer.out_dir = "runs/spa-eng";
+  return trainer;
+}
+
 struct TrainOptions {
   RunConfig run;
   nn::TransformerConfig model = default_model();  // vocab sizes come from the tokenizers
-  TrainerOptions trainer{.out_dir = "runs/spa-eng"};
+  TrainerOptions trainer = default_session();
 };
 
 // Trains and writes checkpoints into options.trainer.out_dir; returns the last checkpoint's

@@ -1,8 +1,10 @@
 // examples/translate/translator.cpp — see translator.h.
 #include "translate/translator.h"
 
+#include <limits>
 #include <stdexcept>
 
+#include "base/io/json_fields.h"
 #include "nlohmann/json.hpp"
 #include "nn/loss.h"
 #include "nn/masks.h"
@@ -146,21 +148,24 @@ nlohmann::json config_to_json(const nn::TransformerConfig& config) {
 }
 
 nn::TransformerConfig config_from_json(const nlohmann::json& json) {
+  // Each field as a save writes it: sizes are whole numbers of at least 1 (16.5 is refused,
+  // not read as 16). Whether they fit the weights is check_config_matches_weights' job.
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
   nn::TransformerConfig config;
   try {
-    config.src_vocab = json.at("src_vocab").get<int64_t>();
-    config.tgt_vocab = json.at("tgt_vocab").get<int64_t>();
-    config.d_model = json.at("d_model").get<int64_t>();
-    config.heads = json.at("heads").get<int64_t>();
-    config.encoder_layers = json.at("encoder_layers").get<int64_t>();
-    config.decoder_layers = json.at("decoder_layers").get<int64_t>();
-    config.d_ff = json.at("d_ff").get<int64_t>();
-    config.dropout = json.at("dropout").get<double>();
-    config.max_len = json.at("max_len").get<int64_t>();
-    config.norm_first = json.at("norm_first").get<bool>();
-    config.tie_target_embeddings = json.at("tie_target_embeddings").get<bool>();
-    config.padding_idx = json.at("padding_idx").get<int64_t>();
-  } catch (const nlohmann::json::exception& error) {
+    config.src_vocab = integer_field(json, "src_vocab", 1, kMost);
+    config.tgt_vocab = integer_field(json, "tgt_vocab", 1, kMost);
+    config.d_model = integer_field(json, "d_model", 1, kMost);
+    config.heads = integer_field(json, "heads", 1, kMost);
+    config.encoder_layers = integer_field(json, "encoder_layers", 1, kMost);
+    config.decoder_layers = integer_field(json, "decoder_layers", 1, kMost);
+    config.d_ff = integer_field(json, "d_ff", 1, kMost);
+    config.dropout = number_field(json, "dropout", 0.0, 0.99);  // the range --dropout accepts
+    config.max_len = integer_field(json, "max_len", 1, kMost);
+    config.norm_first = boolean_field(json, "norm_first");
+    config.tie_target_embeddings = boolean_field(json, "tie_target_embeddings");
+    config.padding_idx = integer_field(json, "padding_idx", -1, kMost);
+  } catch (const std::invalid_argument& error) {
     throw std::runtime_error(std::string("config.json: bad model config: ") + error.what());
   }
   return config;

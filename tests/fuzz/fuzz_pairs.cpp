@@ -19,16 +19,16 @@ bool clean_side(const std::string& side) {
   const auto is_trimmed = [](char c) { return c == ' ' || c == '\r' || c == '\v' || c == '\f'; };
   return !side.empty() && side.find_first_of("\t\n") == std::string::npos &&
          !is_trimmed(side.front()) && !is_trimmed(side.back()) &&
-         !examples::translate::find_invalid_utf8(side);
+         !examples::find_invalid_utf8(side);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  std::vector<examples::translate::SentencePair> pairs;
+  std::vector<examples::SentencePair> pairs;
   try {
-    pairs = examples::translate::parse_pairs(text, "fuzz.tsv");
+    pairs = examples::parse_pairs(text, "fuzz.tsv");
   } catch (const std::invalid_argument& error) {
     fuzz::expect_own_error(error, "read_pairs: fuzz.tsv");
     return 0;

@@ -27,8 +27,9 @@ const examples::translate::Translator& tiny_translator() {
     archive << file.rdbuf();
     const std::string directory = fuzz::scratch_path("tiny-model");
     fuzz::unpack_checkpoint(archive.str(), directory);
+    examples::write_manifest(directory);  // as save_checkpoint would (the seed has none)
     examples::translate::Translator loaded =
-        examples::translate::Translator::from_checkpoint(examples::translate::load_checkpoint(directory));
+        examples::translate::Translator::from_checkpoint(examples::load_checkpoint(directory));
     std::filesystem::remove_all(directory);
     return loaded;
   }();

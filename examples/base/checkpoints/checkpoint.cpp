@@ -10,12 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "base/checkpoints/checksum.h"
+#include "base/io/file_checks.h"
 #include "nlohmann/json.hpp"
+#include "nn/distributed.h"
 
 namespace atencion::examples {
 namespace fs = std::filesystem;
@@ -28,10 +29,14 @@ std::string step_name(int64_t step) {
   return name;
 }
 
-// "step-" and 8 or more digits: the only names "latest" and "best" may hold.
-bool is_step_name(const std::string& name) {
-  return name.size() >= 13 && name.size() <= 24 && name.rfind("step-", 0) == 0 &&
-         std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; });
+bool all_digits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Whether checkpoint name `a` is of a later step than `b` (longer step numbers are later).
+bool later(const std::string& a, const std::string& b) {
+  return a.size() != b.size() ? a.size() > b.size() : a > b;
 }
 
 // The "step-N" directories of a run, oldest first. Only whole checkpoints have such a name:
@@ -40,7 +45,8 @@ std::vector<fs::path> complete_checkpoints(const fs::path& run_dir) {
   std::vector<fs::path> checkpoints;
   for (const auto& entry : fs::directory_iterator(run_dir)) {
     const std::string name = entry.path().filename().string();
-    if (entry.is_directory() && is_step_name(name) && fs::exists(entry.path() / "config.json"))
+    if (entry.is_directory() && is_checkpoint_name(name) &&
+        fs::exists(entry.path() / "config.json"))
       checkpoints.push_back(entry.path());
   }
   std::sort(checkpoints.begin(), checkpoints.end());  // zero-padded step numbers sort by name
@@ -48,7 +54,7 @@ std::vector<fs::path> complete_checkpoints(const fs::path& run_dir) {
 }
 
 void fsync_path(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY);
+  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // directories only
   if (fd >= 0) {
     ::fsync(fd);
     ::close(fd);
@@ -56,15 +62,17 @@ void fsync_path(const std::string& path) {
 }
 
 // The checkpoint name a pointer file ("latest", "best") holds, or "" when it is missing or is
-// not one line naming a step (a damaged file: binary, too long, a path elsewhere).
+// not one line naming a step (a damaged file: binary, too long, a path elsewhere, or not a
+// regular file at all: a FIFO there is not waited on).
 std::string read_pointer(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return "";
-  char text[40] = {};
-  in.read(text, sizeof text - 1);
-  std::string name(text, static_cast<size_t>(in.gcount()));
+  std::string name;
+  try {
+    name = read_file(file.string(), 40);
+  } catch (const std::runtime_error&) {
+    return "";
+  }
   if (!name.empty() && name.back() == '\n') name.pop_back();
-  return is_step_name(name) ? name : "";
+  return is_checkpoint_name(name) ? name : "";
 }
 
 // Removing a checkpoint is a rename to a temporary name (one step: it stops counting as whole
@@ -82,7 +90,50 @@ const char* const kCheckpointFiles[] = {"config.json",  "model.safetensors",
                                         "optimizer.safetensors", "trainer.json",
                                         "source.model", "target.model"};
 
+// The format config.json records: 1 when it records none (written before formats were);
+// refused when it is not one this program reads.
+int64_t recorded_format(const nlohmann::json& config, const std::string& config_path) {
+  if (!config.is_object() || !config.contains("checkpoint_format")) return 1;
+  const nlohmann::json& format = config.at("checkpoint_format");
+  if (!format.is_number_integer() || format.get<int64_t>() < 2 ||
+      format.get<int64_t>() > kCheckpointFormat)
+    throw std::runtime_error("load_checkpoint: " + config_path + ": checkpoint_format " +
+                             format.dump() + " is not one this program reads (2 to " +
+                             std::to_string(kCheckpointFormat) + "; written by a newer version?)");
+  return format.get<int64_t>();
+}
+
+nlohmann::json parse_json_file(const std::string& file_path) {
+  try {
+    return nlohmann::json::parse(read_file(file_path));
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error("load_checkpoint: " + file_path + ": bad JSON: " + error.what());
+  } catch (const std::runtime_error& error) {
+    throw std::runtime_error(std::string("load_checkpoint: ") + error.what());
+  }
+}
+
 }  // namespace
+
+bool is_checkpoint_name(const std::string& name) {
+  return name.size() >= 13 && name.size() <= 24 && name.rfind("step-", 0) == 0 &&
+         all_digits(std::string_view(name).substr(5));
+}
+
+bool is_leftover_name(const std::string& name) {
+  const size_t at = name.find(".tmp-");
+  if (at == std::string::npos) return false;
+  const std::string base = name.substr(0, at);
+  if (!is_checkpoint_name(base) && base != "latest" && base != "best" && base != "lock")
+    return false;
+  std::string_view process = std::string_view(name).substr(at + 5);
+  if (process.ends_with("-removed")) process.remove_suffix(8);
+  return process.size() <= 10 && all_digits(process);
+}
+
+void checkpoint_note(const std::string& line) {
+  if (nn::distributed::rank() == 0) std::fprintf(stderr, "%s\n", line.c_str());
+}
 
 void test_kill_point(const std::string& point) {
   // ATENCION_TEST_KILL_AT="<point>" or "<point>@<n>" (the n-th time the point is reached).
@@ -111,27 +162,6 @@ std::string first_non_finite(const NamedTensors& tensors) {
   return "";
 }
 
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + temporary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) throw std::runtime_error("cannot write " + temporary + " (disk full?)");
-  }
-  fsync_path(temporary);
-  fs::rename(temporary, path);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + ": no such file");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 void write_manifest(const std::string& dir) {
   // Each file's size and CRC-32C, as read back from the disk.
   nlohmann::json files = nlohmann::json::object();
@@ -157,10 +187,13 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
   const fs::path final_dir = fs::path(run_dir) / name;
   const fs::path temporary_dir =
       fs::path(run_dir) / (name + ".tmp-" + std::to_string(::getpid()));
-  fs::remove_all(temporary_dir);
-  fs::create_directories(temporary_dir);
+  fs::remove_all(temporary_dir);  // a leftover of an earlier process with our id (a link: itself)
+  if (!fs::create_directory(temporary_dir))
+    throw std::runtime_error("save_checkpoint: " + temporary_dir.string() + " already exists");
 
-  write_file_atomically((temporary_dir / "config.json").string(), data.config.dump(2) + "\n");
+  nlohmann::json config = data.config;
+  config["checkpoint_format"] = kCheckpointFormat;  // with it, manifest.json is required
+  write_file_atomically((temporary_dir / "config.json").string(), config.dump(2) + "\n");
   test_kill_point("wrote-config");
   save_safetensors((temporary_dir / "model.safetensors").string(), data.model);
   test_kill_point("wrote-model");
@@ -193,6 +226,7 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
       try {
         best_loss = nlohmann::json::parse(read_file(best_trainer.string())).at("dev_loss");
       } catch (const nlohmann::json::exception&) {  // a damaged or older "best": replace it
+      } catch (const std::runtime_error&) {         // not a regular file: replace it too
       }
     }
     if (best == name || data.trainer.at("dev_loss").get<double>() < best_loss) {
@@ -205,12 +239,8 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
 
   // Keep the newest `keep` checkpoints and the best; drop older ones and the leftovers of
   // killed runs ("step-N.tmp-<pid>" directories, "latest.tmp-<pid>" files).
-  for (const auto& entry : fs::directory_iterator(run_dir)) {
-    const std::string entry_name = entry.path().filename().string();
-    const bool ours = entry_name.rfind("step-", 0) == 0 || entry_name.rfind("latest", 0) == 0 ||
-                      entry_name.rfind("best", 0) == 0;
-    if (ours && entry_name.find(".tmp-") != std::string::npos) fs::remove_all(entry.path());
-  }
+  for (const auto& entry : fs::directory_iterator(run_dir))
+    if (is_leftover_name(entry.path().filename().string())) fs::remove_all(entry.path());
   std::vector<fs::path> checkpoints = complete_checkpoints(run_dir);
   for (size_t i = 0; i + keep < checkpoints.size(); ++i)
     if (checkpoints[i] != final_dir && checkpoints[i].filename() != best)
@@ -220,28 +250,65 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
 }
 
 std::string resolve_checkpoint(const std::string& path) {
-  if (fs::exists(fs::path(path) / "config.json")) return path;
-  // "latest" names the newest checkpoint, if it is whole and "latest" is not damaged.
-  const std::string name = read_pointer(fs::path(path) / "latest");
-  const fs::path dir = fs::path(path) / name;
-  if (!name.empty() && fs::exists(dir / "config.json")) return dir.string();
-  // No "latest", a damaged one, or one naming a checkpoint that is gone (a kill between
-  // replacing a checkpoint of the same step and rewriting "latest"): the newest whole one.
-  if (!fs::is_directory(path)) return "";
-  const std::vector<fs::path> checkpoints = complete_checkpoints(path);
-  return checkpoints.empty() ? "" : checkpoints.back().string();
+  return choose_checkpoint(path).directory;
 }
 
-void verify_checkpoint_files(const std::string& dir) {
+CheckpointChoice choose_checkpoint(const std::string& path) {
+  if (fs::exists(fs::path(path) / "config.json")) return {path, ""};
+  if (!fs::is_directory(path)) return {};
+  CheckpointChoice choice;
+  // "latest" names the newest checkpoint, if it is whole and "latest" is not damaged.
+  const std::string name = read_pointer(fs::path(path) / "latest");
+  const fs::path named = fs::path(path) / name;
+  if (!name.empty() && fs::exists(named / "config.json")) {
+    choice.directory = named.string();
+  } else {
+    // No "latest", a damaged one, or one naming a checkpoint that is gone (a kill between
+    // replacing a checkpoint of the same step and rewriting "latest"): the newest whole one.
+    const std::vector<fs::path> checkpoints = complete_checkpoints(path);
+    if (!checkpoints.empty()) choice.directory = checkpoints.back().string();
+  }
+  // A "step-N" directory is only ever made by a rename of a whole one: a later one without
+  // config.json was damaged, and passing over it is said.
+  const std::string chosen =
+      choice.directory.empty() ? "" : fs::path(choice.directory).filename().string();
+  std::string broken;
+  for (const auto& entry : fs::directory_iterator(path)) {
+    const std::string entry_name = entry.path().filename().string();
+    if (is_checkpoint_name(entry_name) && entry.is_directory() &&
+        !fs::exists(entry.path() / "config.json") && later(entry_name, chosen) &&
+        (broken.empty() || later(entry_name, broken)))
+      broken = entry_name;
+  }
+  if (!broken.empty()) choice.skipped = (fs::path(path) / broken).string();
+  return choice;
+}
+
+std::string verify_checkpoint_files(const std::string& dir) {
   const fs::path manifest_path = fs::path(dir) / "manifest.json";
-  if (!fs::exists(manifest_path)) return;  // written before checkpoints had manifests
+  if (!fs::exists(fs::symlink_status(manifest_path))) {
+    const std::string config_path = (fs::path(dir) / "config.json").string();
+    const int64_t format = recorded_format(parse_json_file(config_path), config_path);
+    if (format >= 2)
+      throw std::runtime_error("load_checkpoint: " + manifest_path.string() +
+                               " is missing: a checkpoint of format " + std::to_string(format) +
+                               " always has one, so its files cannot be checked (incomplete or "
+                               "damaged); refused");
+    return "load_checkpoint: " + dir + " has no manifest.json (written before checkpoints had "
+           "one): its files are loaded unchecked";
+  }
   nlohmann::json files;
   try {
     files = nlohmann::json::parse(read_file(manifest_path.string())).at("files");
   } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error("load_checkpoint: " + manifest_path.string() + ": bad manifest: " +
                              error.what());
+  } catch (const std::runtime_error& error) {
+    throw std::runtime_error(std::string("load_checkpoint: ") + error.what());
   }
+  if (!files.is_object())
+    throw std::runtime_error("load_checkpoint: " + manifest_path.string() +
+                             ": bad manifest: \"files\" is not an object");
   for (const char* file : kCheckpointFiles) {
     const fs::path file_path = fs::path(dir) / file;
     if (!files.contains(file)) {
@@ -250,7 +317,12 @@ void verify_checkpoint_files(const std::string& dir) {
                                  ": not listed in manifest.json");
       continue;
     }
-    const FileChecksum checksum = checksum_file(file_path.string());
+    FileChecksum checksum;
+    try {
+      checksum = checksum_file(file_path.string());
+    } catch (const std::runtime_error& error) {
+      throw std::runtime_error(std::string("load_checkpoint: ") + error.what());
+    }
     std::string recorded, size;
     try {
       recorded = files[file].at("crc32c").get<std::string>();
@@ -265,26 +337,35 @@ void verify_checkpoint_files(const std::string& dir) {
                                " bytes with CRC-32C " + checksum.crc32c_hex() +
                                ", but manifest.json records " + size + " bytes with " + recorded);
   }
+  return "";
 }
 
 CheckpointData load_checkpoint(const std::string& path) {
   if (!fs::exists(path))
     throw std::runtime_error("load_checkpoint: " + path + ": no such directory");
-  const std::string dir = resolve_checkpoint(path);
-  if (dir.empty())
+  const CheckpointChoice choice = choose_checkpoint(path);
+  if (choice.directory.empty())
     throw std::runtime_error("load_checkpoint: " + path +
-                             ": not a checkpoint (no config.json, and no 'latest' naming one)");
-  verify_checkpoint_files(dir);
-  auto parse_json = [&](const std::string& file) {
+                             ": not a checkpoint (no config.json, and no 'latest' naming one)" +
+                             (choice.skipped.empty()
+                                  ? ""
+                                  : "; " + choice.skipped + " has no config.json (incomplete or "
+                                                            "damaged)"));
+  if (!choice.skipped.empty())
+    checkpoint_note("load_checkpoint: " + choice.skipped +
+                    " has no config.json (incomplete or damaged): skipped; loading " +
+                    choice.directory);
+  const std::string dir = choice.directory;
+  const std::string unchecked = verify_checkpoint_files(dir);
+  // Each file is read only if it is a regular file: a FIFO would block, /dev/zero never end.
+  auto regular = [&](const std::string& file) {
     const std::string file_path = (fs::path(dir) / file).string();
-    try {
-      return nlohmann::json::parse(read_file(file_path));
-    } catch (const nlohmann::json::exception& error) {
-      throw std::runtime_error("load_checkpoint: " + file_path + ": bad JSON: " + error.what());
-    }
+    if (const std::string problem = not_a_regular_file(file_path); !problem.empty())
+      throw std::runtime_error("load_checkpoint: " + file_path + " " + problem);
+    return file_path;
   };
   auto load_tensors = [&](const std::string& file) {
-    const std::string file_path = (fs::path(dir) / file).string();
+    const std::string file_path = regular(file);
     const auto tensors = load_safetensors(file_path);
     NamedTensors named(tensors.begin(), tensors.end());
     if (const std::string bad = first_non_finite(named); !bad.empty())
@@ -293,13 +374,17 @@ CheckpointData load_checkpoint(const std::string& path) {
   };
   CheckpointData data;
   data.directory = dir;
-  data.config = parse_json("config.json");
-  data.trainer = parse_json("trainer.json");
+  const std::string config_path = regular("config.json");
+  data.config = parse_json_file(config_path);
+  recorded_format(data.config, config_path);
+  if (data.config.is_object()) data.config.erase("checkpoint_format");  // the file's, not the model's
+  data.trainer = parse_json_file(regular("trainer.json"));
   data.model = load_tensors("model.safetensors");
   if (fs::exists(fs::path(dir) / "optimizer.safetensors"))
     data.optimizer = load_tensors("optimizer.safetensors");
-  data.source_tokenizer = read_file((fs::path(dir) / "source.model").string());
-  data.target_tokenizer = read_file((fs::path(dir) / "target.model").string());
+  data.source_tokenizer = read_file(regular("source.model"));
+  data.target_tokenizer = read_file(regular("target.model"));
+  if (!unchecked.empty()) checkpoint_note(unchecked);
   return data;
 }
 

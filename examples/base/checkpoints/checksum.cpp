@@ -3,9 +3,10 @@
 
 #include <array>
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 #include <vector>
+
+#include "base/io/file_checks.h"
 
 namespace atencion::examples {
 namespace {
@@ -48,18 +49,18 @@ std::string crc32c_hex(std::string_view bytes) { return hex8(crc32c(bytes)); }
 std::string FileChecksum::crc32c_hex() const { return hex8(crc32c); }
 
 FileChecksum checksum_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path + ": no such file");
-  FileChecksum checksum;
-  std::vector<char> buffer(1 << 20);
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    checksum.crc32c = crc32c(std::string_view(buffer.data(), got), checksum.crc32c);
-    checksum.bytes += got;
+  try {
+    RegularFile file(path);  // a FIFO or a device is refused, not read until it ends
+    FileChecksum checksum;
+    std::vector<char> buffer(1 << 20);
+    while (const size_t got = file.read_some(buffer.data(), buffer.size())) {
+      checksum.crc32c = crc32c(std::string_view(buffer.data(), got), checksum.crc32c);
+      checksum.bytes += got;
+    }
+    return checksum;
+  } catch (const std::runtime_error& error) {
+    throw std::runtime_error(std::string("cannot read ") + error.what());
   }
-  if (in.bad()) throw std::runtime_error("cannot read " + path + ": read error");
-  return checksum;
 }
 
 }  // namespace atencion::examples

@@ -23,7 +23,8 @@ uint32_t crc32c(std::string_view bytes, uint32_t earlier = 0);
 std::string crc32c_hex(std::string_view bytes);
 
 // A file's size and CRC-32C, read a MiB at a time: a checkpoint's optimizer state (78 MB for
-// the translator) is checked without holding it whole. Throws naming the file if unreadable.
+// the translator) is checked without holding it whole. Throws naming the file if unreadable
+// or not a regular file (file_checks.h).
 struct FileChecksum {
   uint64_t bytes = 0;
   uint32_t crc32c = 0;

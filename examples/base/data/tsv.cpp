@@ -2,11 +2,11 @@
 #include "base/data/tsv.h"
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include "base/data/utf8.h"
+#include "base/io/file_checks.h"
 
 namespace atencion::examples {
 
@@ -65,12 +65,13 @@ std::vector<SentencePair> parse_pairs(std::string_view text, std::string_view na
 std::vector<SentencePair> read_pairs(const std::string& path) {
   if (std::filesystem::is_directory(path))
     throw std::invalid_argument("read_pairs: '" + path + "' is a directory, not a pairs file");
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::invalid_argument("read_pairs: cannot open '" + path + "'");
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  if (file.bad()) throw std::invalid_argument("read_pairs: error while reading '" + path + "'");
-  return parse_pairs(contents.str(), path);
+  std::string contents;
+  try {
+    contents = read_file(path);  // a regular file only: a FIFO or /dev/zero is refused
+  } catch (const std::runtime_error& error) {
+    throw std::invalid_argument(std::string("read_pairs: cannot open ") + error.what());
+  }
+  return parse_pairs(contents, path);
 }
 
 }  // namespace atencion::examples

@@ -6,7 +6,8 @@
 // (English) sentence. Accepted and cleaned up: a UTF-8 byte-order mark at the start, "\r\n"
 // line endings, spaces around either side, and blank lines (skipped). Refused, with the file
 // name, the line number and the byte offset in the message: a line with no tab or more than
-// one, an empty side, invalid UTF-8. All errors are std::invalid_argument.
+// one, an empty side, invalid UTF-8, and a path that is not a regular file (a FIFO, a device:
+// file_checks.h). All errors are std::invalid_argument.
 #pragma once
 
 #include <string>

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "base/checkpoints/dropout_state.h"
+#include "base/training/resume_state.h"
 #include "nn/optim/clip_grad_norm.h"
 
 namespace atencion::examples {
@@ -28,25 +29,16 @@ Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerReci
 // The optimizer's moments, the step, the batch stream's place, the clock, the curves and the
 // dropout generators, as the checkpoint left them: the run goes on as if never stopped.
 void Trainer::restore(const CheckpointData& checkpoint) {
-  const std::string& dir = checkpoint.directory;
-  try {
-    optimizer_.load_state_dict(checkpoint.optimizer);
-  } catch (const std::exception& error) {
-    throw std::runtime_error(dir + "/optimizer.safetensors: " + error.what());
-  }
-  const nlohmann::json& trainer = checkpoint.trainer;
-  try {
-    step_ = trainer.at("step").get<int64_t>();
-    seconds_before_ = trainer.at("seconds").get<double>();
-    history_ = trainer.at("history");
-    dev_history_ = trainer.value("dev_history", nlohmann::json::array());  // older: none
-  } catch (const nlohmann::json::exception& error) {
-    throw std::runtime_error(dir + "/trainer.json: " + error.what());
-  }
-  if (trainer.contains("generators"))  // else: written before dropout states were saved
-    restore_dropout_generator_states(task_.model(), trainer.at("generators"),
-                                     dir + "/trainer.json");
-  last_checkpoint_ = dir;  // a resumed run already has a checkpoint of its current step
+  load_optimizer_state(optimizer_, checkpoint, options_.fresh_optimizer);
+  const std::string file = checkpoint.directory + "/trainer.json";
+  const TrainerState state = read_trainer_state(checkpoint.trainer, file);  // each field checked
+  step_ = state.step;
+  seconds_before_ = state.seconds;
+  history_ = state.history;
+  dev_history_ = state.dev_history;
+  if (checkpoint.trainer.contains("generators"))  // else: written before dropout states were saved
+    restore_dropout_generator_states(task_.model(), checkpoint.trainer.at("generators"), file);
+  last_checkpoint_ = checkpoint.directory;  // a resumed run has a checkpoint of its current step
   saved_step_ = step_;
 }
 

@@ -39,6 +39,8 @@ struct TrainerOptions {
   int64_t log_every = 50;           // steps between history points and progress lines
   double log_seconds = 20;          // a progress line also after this many seconds; 0 = never
   bool resume = false;              // continue from out_dir's latest checkpoint
+  std::string resume_from;          // with resume: this earlier "step-N" of out_dir instead
+  bool fresh_optimizer = false;     // with resume: Adam restarts (else its state is required)
   bool overwrite = false;           // replace the run out_dir holds (else a fresh run refuses)
 };
 

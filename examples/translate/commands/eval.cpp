@@ -12,6 +12,7 @@
 #include "translate/bleu.h"
 #include "translate/cli_checks.h"
 #include "translate/data.h"
+#include "translate/train.h"
 
 namespace atencion::examples::translate {
 double evaluate(const EvalOptions& options) {
@@ -23,12 +24,10 @@ double evaluate(const EvalOptions& options) {
     pairs = read_pairs(options.data_path);
     what = options.data_path;
   } else {
-    const auto& run = checkpoint.config.at("run");
-    pairs = load_split(run.at("data_path").get<std::string>(), run.at("max_words").get<int64_t>(),
-                       run.at("split_seed").get<uint64_t>())
-                .test;
-    what = "the test split (at most " + std::to_string(run.at("max_words").get<int64_t>()) +
-           " words a side)";
+    // The run's settings, each checked as train --resume checks them.
+    const RunConfig run = read_run_config(checkpoint.config, checkpoint.directory + "/config.json");
+    pairs = load_split(run.data_path, run.max_words, run.split_seed).test;
+    what = "the test split (at most " + std::to_string(run.max_words) + " words a side)";
   }
   if (options.limit > 0 && static_cast<int64_t>(pairs.size()) > options.limit)
     pairs.resize(options.limit);
@@ -68,7 +67,7 @@ Subcommand add_eval_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("eval", "BLEU, exact match and samples on a test set");
   add_decode_options(command, options->model_dir, options->decode);
   command->add_option("--data", options->data_path, "pairs file (default: the run's test split)")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)->check(regular_file());
   command->add_option("--samples", options->samples)->capture_default_str()->check(at_least(0));
   command->add_option("--limit", options->limit, "score only the first N pairs")
       ->capture_default_str()->check(at_least(0));

@@ -24,8 +24,17 @@ void add_session_options(CLI::App* command, TrainerOptions& trainer) {
       ->capture_default_str()->check(at_least(0));
   auto* resume = command->add_flag("--resume", trainer.resume,
                                    "continue from the run directory's latest checkpoint");
+  auto* resume_from = command->add_option_function<std::string>(
+      "--resume-from",
+      [&trainer](const std::string& name) {
+        trainer.resume_from = name;
+        trainer.resume = true;
+      },
+      "continue from this earlier checkpoint of --out (step-N); later ones are removed");
+  command->add_flag("--fresh-optimizer", trainer.fresh_optimizer,
+                    "with --resume: restart Adam (else its saved state is required)");
   command->add_flag("--overwrite", trainer.overwrite, "replace the run the --out directory holds")
-      ->excludes(resume);
+      ->excludes(resume)->excludes(resume_from);
   command->add_option("--checkpoint-every", trainer.checkpoint_every,
                       "steps between checkpoints (0: only at the end)")
       ->capture_default_str()->check(at_least(0));
@@ -39,7 +48,7 @@ void add_session_options(CLI::App* command, TrainerOptions& trainer) {
 // What defines the run (RunConfig, config.json's "run"): fixed once it starts.
 void add_run_options(CLI::App* command, RunConfig& run) {
   command->add_option("--data", run.data_path, "pairs file (default: the shipped Tatoeba pairs)")
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingFile)->check(regular_file());
   command->add_option("--max-words", run.max_words, "longest pair side kept, in words")
       ->capture_default_str()->check(at_least(1));
   command->add_option("--vocab", run.vocab_size, "SentencePiece vocabulary size per language")
@@ -52,7 +61,7 @@ void add_run_options(CLI::App* command, RunConfig& run) {
       ->capture_default_str()->check(at_least(0, true));
   command->add_option("--label-smoothing", run.label_smoothing)
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
-  command->add_option("--seed", run.seed)->capture_default_str();
+  command->add_option("--seed", run.seed)->capture_default_str()->check(seed_number());
 }
 
 // The model's shape (config.json's "model"): fixed once the run starts.

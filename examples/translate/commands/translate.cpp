@@ -39,6 +39,7 @@ void explain_empty(const std::vector<std::string>& sentences,
 // terminal each line is answered as it comes; from a pipe or a file all lines are read first
 // and translated in length-sorted batches (the same translations, faster).
 void translate_stdin(const Translator& translator, const nn::DecodeOptions& decode) {
+  refuse_unreadable_stdin();  // a directory reads as nothing: say so rather than end silently
   const bool interactive = isatty(fileno(stdin)) != 0;
   std::vector<std::string> lines, translations;
   for (std::string line; std::getline(std::cin, line);) {

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "base/checkpoints/checkpoint.h"
@@ -379,6 +380,55 @@ TEST_CASE("train: a resumed run continues step, data position, optimizer and dro
   CHECK_FALSE(translations[0].empty());
 }
 
+TEST_CASE("checkpoint: the format is recorded, and its manifest required",
+          "[translate][checkpoint]") {
+  TempDir run("format");
+  const CheckpointData data = tiny_checkpoint();
+  const std::string dir = save_checkpoint(run.path.string(), 2, data);
+  CHECK(nlohmann::json::parse(read_text(dir + "/config.json")).at("checkpoint_format") ==
+        kCheckpointFormat);
+  CHECK(load_checkpoint(dir).config == data.config);  // the file's field, not the model's
+
+  // Without its manifest a checkpoint of this format cannot be checked: a flipped bit in the
+  // weights would load. Refused.
+  fs::remove(dir + "/manifest.json");
+  flip_byte(dir + "/model.safetensors", fs::file_size(dir + "/model.safetensors") - 3);
+  CHECK_THROWS_WITH(load_checkpoint(dir),
+                    Contains(dir + "/manifest.json is missing: a checkpoint of format 2 always "
+                                   "has one"));
+  // One from before formats (no "checkpoint_format") loads, unchecked, and says so.
+  nlohmann::json config = nlohmann::json::parse(read_text(dir + "/config.json"));
+  config.erase("checkpoint_format");
+  write_text(dir + "/config.json", config.dump());
+  CHECK(verify_checkpoint_files(dir) ==
+        "load_checkpoint: " + dir + " has no manifest.json (written before checkpoints had "
+                                    "one): its files are loaded unchecked");
+  CHECK_NOTHROW(load_checkpoint(dir));
+  // A format from a newer program is refused, manifest or not.
+  config["checkpoint_format"] = kCheckpointFormat + 1;
+  write_text(dir + "/config.json", config.dump());
+  write_manifest(dir);
+  CHECK_THROWS_WITH(load_checkpoint(dir), Contains(dir + "/config.json: checkpoint_format 3 is "
+                                                         "not one this program reads"));
+}
+
+TEST_CASE("checkpoint: a damaged newest checkpoint is named when an older one is loaded",
+          "[translate][checkpoint]") {
+  TempDir run("skipped");
+  const CheckpointData data = tiny_checkpoint();
+  for (int64_t step : {8, 12}) save_checkpoint(run.path.string(), step, data);
+  fs::remove(run / "step-00000012/config.json");
+  const CheckpointChoice choice = choose_checkpoint(run.path.string());
+  CHECK(choice.directory == run / "step-00000008");
+  CHECK(choice.skipped == run / "step-00000012");
+  CHECK(load_checkpoint(run.path.string()).directory == run / "step-00000008");
+  // Nothing whole at all: the refusal names the damaged one.
+  fs::remove(run / "step-00000008/config.json");
+  CHECK_THROWS_WITH(load_checkpoint(run.path.string()),
+                    Contains("not a checkpoint") &&
+                        Contains(run / "step-00000012" + " has no config.json"));
+}
+
 TEST_CASE("checkpoint: a flipped byte in any file is refused, naming the file",
           "[translate][checkpoint][checksum]") {
   TempDir run("flipped");
@@ -532,6 +582,50 @@ TEST_CASE("train --resume: errors from the checkpoint's files name the file",
     write_text(dir + "/target.model", "not a model");
     write_manifest(dir);
     CHECK_THROWS_WITH(train(options), Contains(dir + "/target.model: "));
+  }
+  // Values a save never writes, with a manifest that matches them (forged, or from before
+  // manifests): each refused, naming the file and the field.
+  SECTION("trainer.json with values no save writes") {
+    const std::string original = read_text(dir + "/trainer.json");
+    const std::vector<std::pair<std::string, nlohmann::json>> forged = {
+        {"step", -5},          {"step", 1LL << 62},  {"epoch", 1LL << 62},
+        {"batch", -1},         {"step", 16.5},       {"seconds", -1.0},
+        {"history", nlohmann::json::object()},      {"history", {1, 2}},
+        {"dev_history", nlohmann::json::parse(R"([{"step": 3}])")}};
+    for (const auto& [field, value] : forged) {
+      INFO(field << " = " << value.dump());
+      edit_json("trainer.json", [&](nlohmann::json& trainer) { trainer[field] = value; });
+      CHECK_THROWS_WITH(train(options),
+                        Contains(dir + "/trainer.json: ") && Contains(field));
+      write_text(dir + "/trainer.json", original);
+      write_manifest(dir);
+    }
+  }
+  SECTION("config.json with values no save writes") {
+    const std::string original = read_text(dir + "/config.json");
+    const std::vector<std::tuple<std::string, std::string, nlohmann::json>> forged = {
+        {"run", "max_words", 0},          {"run", "seed", -1},
+        {"run", "split_seed", 1.5},       {"run", "lr_factor", 0.0},
+        {"run", "label_smoothing", 2.0},  {"run", "data_path", 7},
+        {"model", "d_model", 16.5},       {"model", "heads", -2},
+        {"model", "dropout", 1.0},        {"model", "norm_first", 1}};
+    for (const auto& [section, field, value] : forged) {
+      INFO(section << "." << field << " = " << value.dump());
+      edit_json("config.json", [&](nlohmann::json& config) { config[section][field] = value; });
+      CHECK_THROWS_WITH(train(options),
+                        Contains("config.json") && Contains("'" + field + "' is " + value.dump()));
+      write_text(dir + "/config.json", original);
+      write_manifest(dir);
+    }
+  }
+  SECTION("no optimizer.safetensors: refused, unless Adam may start afresh") {
+    fs::remove(dir + "/optimizer.safetensors");
+    write_manifest(dir);
+    CHECK_THROWS_WITH(train(options), Contains(dir + "/optimizer.safetensors is missing") &&
+                                          Contains("--fresh-optimizer"));
+    options.trainer.fresh_optimizer = true;
+    options.trainer.epochs = 2;
+    CHECK_NOTHROW(train(options));
   }
   SECTION("dropout states that do not fit the model") {
     edit_json("trainer.json", [](nlohmann::json& trainer) {
