@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/pages/xml_escape.h"
+
 namespace atencion::examples {
 
 namespace {
@@ -43,29 +45,6 @@ std::string number(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", value);
   return text;
-}
-
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
 }
 
 // White (t = 0) to dark blue (t = 1).
@@ -111,8 +90,8 @@ void write_heatmaps_svg(const std::string& path, const std::string& caption,
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      << "<text x=\"8\" y=\"17\" font-size=\"14\">" << escape(caption) << "</text>\n"
-      << "<text x=\"8\" y=\"" << kTitle + 13 << "\">" << escape(scale_note) << "</text>\n";
+      << "<text x=\"8\" y=\"17\" font-size=\"14\">" << xml_escape(caption) << "</text>\n"
+      << "<text x=\"8\" y=\"" << kTitle + 13 << "\">" << xml_escape(scale_note) << "</text>\n";
   for (std::size_t index = 0; index < maps.size(); ++index) {
     const HeatMap& map = maps[index];
     const std::vector<double> values = map.values.contiguous().to_vector();
@@ -122,16 +101,16 @@ void write_heatmaps_svg(const std::string& path, const std::string& caption,
     const int top =
         2 * kTitle + static_cast<int>(index / per_row) * panel_height + kTitle + kColumnLabels;
     svg << "<text x=\"" << left << "\" y=\"" << top - kColumnLabels - 6 << "\" font-size=\"13\">"
-        << escape(map.title) << "</text>\n";
+        << xml_escape(map.title) << "</text>\n";
     for (int64_t c = 0; c < columns; ++c) {
       const int x = left + static_cast<int>(c) * kCell + kCell / 2;
       svg << "<text transform=\"translate(" << x << "," << top - 4 << ") rotate(-45)\">"
-          << escape(map.column_tokens.at(c)) << "</text>\n";
+          << xml_escape(map.column_tokens.at(c)) << "</text>\n";
     }
     for (int64_t r = 0; r < rows; ++r) {
       const int y = top + static_cast<int>(r) * kCell;
       svg << "<text x=\"" << left - 4 << "\" y=\"" << y + kCell * 2 / 3 << "\" text-anchor=\"end\">"
-          << escape(map.row_tokens.at(r)) << "</text>\n";
+          << xml_escape(map.row_tokens.at(r)) << "</text>\n";
       for (int64_t c = 0; c < columns; ++c) {
         const double v = values[r * columns + c];
         const int x = left + static_cast<int>(c) * kCell;

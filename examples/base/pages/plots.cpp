@@ -8,24 +8,11 @@
 #include <limits>
 #include <sstream>
 
-#include "base/checkpoints/checkpoint.h"
+#include "base/io/file_checks.h"
+#include "base/pages/xml_escape.h"
 
 namespace atencion::examples {
 namespace {
-
-std::string escape_xml(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // About `count` ticks over [low, high], at 1, 2 or 5 times a power of ten; the axis then runs
 // from the first tick to the last.
@@ -70,7 +57,7 @@ void write_line_plot_svg(const std::string& path, const std::string& title,
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      << "<text x=\"10\" y=\"20\" font-size=\"14\">" << escape_xml(title) << "</text>\n";
+      << "<text x=\"10\" y=\"20\" font-size=\"14\">" << xml_escape(title) << "</text>\n";
   for (size_t index = 0; index < charts.size(); ++index) {
     const explorer::Chart& chart = charts[index];
     const int y0 = top + static_cast<int>(index) * (panel + gap) + 20;
@@ -89,13 +76,13 @@ void write_line_plot_svg(const std::string& path, const std::string& title,
       return y0 + panel - (y - y_axis.low) / (y_axis.high - y_axis.low) * panel;
     };
     svg << "<text x=\"" << left << "\" y=\"" << y0 - 22 << "\" font-size=\"13\">"
-        << escape_xml(chart.title) << "</text>\n";
+        << xml_escape(chart.title) << "</text>\n";
     int legend_x = left;
     for (size_t l = 0; l < chart.lines.size(); ++l) {
       svg << "<line x1=\"" << legend_x << "\" y1=\"" << y0 - 10 << "\" x2=\"" << legend_x + 16
           << "\" y2=\"" << y0 - 10 << "\" stroke=\"" << colours[l % 4] << "\" stroke-width=\"2\"/>"
           << "<text x=\"" << legend_x + 20 << "\" y=\"" << y0 - 6 << "\">"
-          << escape_xml(chart.lines[l].name) << "</text>\n";
+          << xml_escape(chart.lines[l].name) << "</text>\n";
       legend_x += 36 + 7 * static_cast<int>(chart.lines[l].name.size());
     }
     for (double v : y_axis.ticks)
@@ -109,9 +96,9 @@ void write_line_plot_svg(const std::string& path, const std::string& title,
     svg << "<rect x=\"" << left << "\" y=\"" << y0 << "\" width=\"" << plot_width
         << "\" height=\"" << panel << "\" fill=\"none\" stroke=\"#888\"/>\n"
         << "<text x=\"" << left + plot_width / 2 << "\" y=\"" << y0 + panel + 34
-        << "\" text-anchor=\"middle\">" << escape_xml(chart.x_label) << "</text>\n"
+        << "\" text-anchor=\"middle\">" << xml_escape(chart.x_label) << "</text>\n"
         << "<text text-anchor=\"middle\" transform=\"translate(14," << y0 + panel / 2
-        << ") rotate(-90)\">" << escape_xml(chart.y_label) << "</text>\n";
+        << ") rotate(-90)\">" << xml_escape(chart.y_label) << "</text>\n";
     for (size_t l = 0; l < chart.lines.size(); ++l) {
       const explorer::Line& line = chart.lines[l];
       svg << "<polyline fill=\"none\" stroke=\"" << colours[l % 4]
