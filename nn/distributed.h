@@ -3,7 +3,8 @@
 // before every optimizer step, as torch.distributed with DistributedDataParallel does.
 // Lesson: docs/13-data-parallel.md
 //
-// A training loop in a few lines (the translator's is examples/base/training/data_parallel.cpp):
+// A training loop in a few lines (the shared one is examples/base/training/trainer.cpp, over
+// examples/base/training/data_parallel.h):
 //
 //   distributed::Session session;                         // init ... finalize
 //   distributed::broadcast_parameters(model.parameters()); // rank 0's weights everywhere

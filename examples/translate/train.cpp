@@ -7,13 +7,10 @@
 
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <stdexcept>
 
-#include "base/checkpoints/run_directory.h"
 #include "base/io/json_fields.h"
-#include "base/training/resume_state.h"
 #include "translate/data.h"
 #include "translate/translator.h"
 
@@ -69,6 +66,8 @@ class TranslationTask : public TrainingTask {
         dev_examples_(tokenize_pairs(split.dev, translator)),
         batch_options_{.max_tokens = run.max_tokens},
         stream_(train_examples_, batch_options_, run.seed, start) {}
+  TranslationTask(const TranslationTask&) = delete;  // stream_ refers to train_examples_
+  TranslationTask& operator=(const TranslationTask&) = delete;
 
   nn::Module& model() override { return *translator_.model; }
   BatchPosition position() const override { return stream_.position(); }
@@ -122,10 +121,6 @@ OptimizerRecipe recipe_for(const RunConfig& run, int64_t d_model) {
   return recipe;
 }
 
-BatchPosition position_of(const CheckpointData& checkpoint) {
-  return read_trainer_state(checkpoint.trainer, checkpoint.directory + "/trainer.json").position;
-}
-
 void say_data(Progress& progress, const DataSplit& split, const RunConfig& run) {
   progress.message("data: " + std::to_string(split.train.size()) + " training pairs, " +
                    std::to_string(split.dev.size()) + " dev, " +
@@ -172,57 +167,25 @@ RunConfig read_run_config(const nlohmann::json& config, const std::string& file)
 std::string train(const TrainOptions& requested) {
   const auto start_time = Clock::now();
   TrainOptions options = requested;
-  const std::string& out_dir = options.trainer.out_dir;
   const DataParallel parallel;  // one process, or this one of mpirun's N (data_parallel.h)
   Progress progress(parallel.is_main() ? stdout : nullptr, parallel.size() > 1);
-  // Rank 0 alone owns the run directory; the others read it once rank 0 has prepared it.
-  std::optional<RunDirectoryLock> lock;
-  if (parallel.is_main()) {
-    lock.emplace(out_dir);
-    const std::string note = prepare_run_directory(out_dir, options.trainer.resume,
-                                                   options.trainer.overwrite,
-                                                   options.trainer.resume_from);
-    if (!note.empty()) progress.message(note);
-  }
-  parallel.barrier();
-
-  std::optional<CheckpointData> checkpoint;
-  const std::string resume_dir =
-      options.trainer.resume ? checkpoint_to_resume(out_dir, options.trainer.resume_from) : "";
-  if (options.trainer.resume && resume_dir.empty()) {
-    progress.message("resume: no checkpoint in " + out_dir + ", starting afresh");
-  } else if (options.trainer.resume) {
-    checkpoint = load_checkpoint(resume_dir);
-    options.run = read_run_config(checkpoint->config, resume_dir + "/config.json");
-  }
+  const OpenedRun run = open_run(options.trainer, parallel, progress);
+  if (run.checkpoint)  // the run goes on as its checkpoint defines it
+    options.run = read_run_config(run.checkpoint->config,
+                                  run.checkpoint->directory + "/config.json");
   const DataSplit split =
       load_split(options.run.data_path, options.run.max_words, options.run.split_seed);
   say_data(progress, split, options.run);
 
-  Translator translator = checkpoint ? Translator::from_checkpoint(*checkpoint)
-                                     : new_translator(options, split, parallel);
+  Translator translator = run.checkpoint ? Translator::from_checkpoint(*run.checkpoint)
+                                         : new_translator(options, split, parallel);
   parallel.share_parameters(translator.model->parameters());
   translator.model->train();
-  TranslationTask task(translator, options.run, split,
-                       checkpoint ? position_of(*checkpoint) : BatchPosition{});
+  TranslationTask task(translator, options.run, split, run.state.position);
   say_model(progress, translator, start_time);
-
   Trainer trainer(task, options.trainer, recipe_for(options.run, translator.config.d_model),
-                  parallel, progress, checkpoint ? &*checkpoint : nullptr, start_time);
-  if (checkpoint)
-    progress.message("resumed " + out_dir + " at step " + std::to_string(trainer.steps_done()) +
-                     " (epoch " + std::to_string(task.position().epoch) + ", batch " +
-                     std::to_string(task.position().batch) + ")");
-  const std::string last_checkpoint = trainer.run();
-  if (!parallel.is_main()) return last_checkpoint;
-  if (parallel.size() > 1)
-    progress.message(parallel.summary(trainer.steps_this_run(), trainer.seconds_this_run()));
-  char summary[160];
-  std::snprintf(summary, sizeof summary, "trained %lld steps in %s; dev loss %.3f",
-                static_cast<long long>(trainer.steps_done()),
-                format_duration(trainer.training_seconds()).c_str(), trainer.dev_loss());
-  progress.message(summary);
-  return last_checkpoint;
+                  parallel, progress, run, start_time);
+  return trainer.run();
 }
 
 }  // namespace atencion::examples::translate

@@ -95,16 +95,19 @@ Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {
                                 error.what());
   }
   model->eval();
-  auto tokenizer = [&](const std::string& bytes, const std::string& file) {
+  auto tokenizer = [&](const std::string& file) {
+    const auto found = checkpoint.files.find(file);
+    if (found == checkpoint.files.end())
+      throw std::runtime_error(where + "/" + file + ": missing (a translator's checkpoint holds "
+                               "source.model and target.model)");
     try {
-      return Tokenizer::from_serialized(bytes);
+      return Tokenizer::from_serialized(found->second);
     } catch (const std::exception& error) {
       throw std::runtime_error(where + "/" + file + ": " + error.what());
     }
   };
   return Translator{config, std::move(model),
-                    tokenizer(checkpoint.source_tokenizer, "source.model"),
-                    tokenizer(checkpoint.target_tokenizer, "target.model")};
+                    tokenizer("source.model"), tokenizer("target.model")};
 }
 
 Variable Translator::logits(const BatchTensors& batch) const {
@@ -127,8 +130,8 @@ CheckpointData Translator::to_checkpoint() const {
   CheckpointData data;
   data.config["model"] = config_to_json(config);
   data.model = model->state_dict();
-  data.source_tokenizer = source_tokenizer.serialized();
-  data.target_tokenizer = target_tokenizer.serialized();
+  data.files["source.model"] = source_tokenizer.serialized();
+  data.files["target.model"] = target_tokenizer.serialized();
   return data;
 }
 

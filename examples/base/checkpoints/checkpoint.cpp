@@ -85,10 +85,37 @@ void remove_checkpoint(const fs::path& dir) {
   fs::remove_all(aside);
 }
 
-// The files of a checkpoint that manifest.json lists (optimizer.safetensors when present).
-const char* const kCheckpointFiles[] = {"config.json",  "model.safetensors",
-                                        "optimizer.safetensors", "trainer.json",
-                                        "source.model", "target.model"};
+// The files every checkpoint has (optimizer.safetensors when saved with one); a family's own
+// files (CheckpointData::files: the translator's source.model and target.model) come beside
+// them, and manifest.json lists them all.
+const char* const kCommonFiles[] = {"config.json", "model.safetensors", "optimizer.safetensors",
+                                    "trainer.json"};
+
+bool is_common_file(const std::string& name) {
+  for (const char* common : kCommonFiles)
+    if (name == common) return true;
+  return name == "manifest.json";
+}
+
+// A family's file name: a plain name in the checkpoint directory, none of the common ones.
+void check_family_file_name(const std::string& name, const std::string& where) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos || is_common_file(name))
+    throw std::runtime_error(where + ": '" + name + "' is not a file name a checkpoint can hold");
+}
+
+// Every regular file of `dir` but manifest.json, by name: what write_manifest lists, and what a
+// checkpoint from before manifests holds.
+std::vector<std::string> regular_files_in(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name != "manifest.json" && fs::is_regular_file(entry.symlink_status()))
+      names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
 
 // The format config.json records: 1 when it records none (written before formats were);
 // refused when it is not one this program reads.
@@ -165,8 +192,7 @@ std::string first_non_finite(const NamedTensors& tensors) {
 void write_manifest(const std::string& dir) {
   // Each file's size and CRC-32C, as read back from the disk.
   nlohmann::json files = nlohmann::json::object();
-  for (const char* file : kCheckpointFiles) {
-    if (!fs::exists(fs::path(dir) / file)) continue;
+  for (const std::string& file : regular_files_in(dir)) {
     const FileChecksum checksum = checksum_file((fs::path(dir) / file).string());
     files[file] = {{"bytes", checksum.bytes}, {"crc32c", checksum.crc32c_hex()}};
   }
@@ -200,8 +226,10 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
   if (!data.optimizer.empty())
     save_safetensors((temporary_dir / "optimizer.safetensors").string(), data.optimizer);
   write_file_atomically((temporary_dir / "trainer.json").string(), data.trainer.dump(1) + "\n");
-  write_file_atomically((temporary_dir / "source.model").string(), data.source_tokenizer);
-  write_file_atomically((temporary_dir / "target.model").string(), data.target_tokenizer);
+  for (const auto& [name, bytes] : data.files) {
+    check_family_file_name(name, "save_checkpoint");
+    write_file_atomically((temporary_dir / name).string(), bytes);
+  }
   test_kill_point("wrote-tokenizers");
   write_manifest(temporary_dir.string());
   fsync_path(temporary_dir.string());
@@ -309,14 +337,13 @@ std::string verify_checkpoint_files(const std::string& dir) {
   if (!files.is_object())
     throw std::runtime_error("load_checkpoint: " + manifest_path.string() +
                              ": bad manifest: \"files\" is not an object");
-  for (const char* file : kCheckpointFiles) {
+  for (const char* file : kCommonFiles)
+    if (!files.contains(file) && fs::exists(fs::path(dir) / file))
+      throw std::runtime_error("load_checkpoint: " + (fs::path(dir) / file).string() +
+                               ": not listed in manifest.json");
+  for (const auto& [file, entry] : files.items()) {
+    if (!is_common_file(file)) check_family_file_name(file, "load_checkpoint: " + manifest_path.string());
     const fs::path file_path = fs::path(dir) / file;
-    if (!files.contains(file)) {
-      if (fs::exists(file_path))
-        throw std::runtime_error("load_checkpoint: " + file_path.string() +
-                                 ": not listed in manifest.json");
-      continue;
-    }
     FileChecksum checksum;
     try {
       checksum = checksum_file(file_path.string());
@@ -325,8 +352,8 @@ std::string verify_checkpoint_files(const std::string& dir) {
     }
     std::string recorded, size;
     try {
-      recorded = files[file].at("crc32c").get<std::string>();
-      size = std::to_string(files[file].at("bytes").get<uint64_t>());
+      recorded = entry.at("crc32c").get<std::string>();
+      size = std::to_string(entry.at("bytes").get<uint64_t>());
     } catch (const nlohmann::json::exception& error) {
       throw std::runtime_error("load_checkpoint: " + manifest_path.string() + ": entry for " +
                                file + ": " + error.what());
@@ -339,6 +366,27 @@ std::string verify_checkpoint_files(const std::string& dir) {
   }
   return "";
 }
+
+namespace {
+
+// A family's files of the checkpoint in `dir`: those manifest.json lists beside the common
+// ones (verify_checkpoint_files has checked each), or, in a checkpoint from before manifests,
+// every other regular file there.
+std::vector<std::string> family_files(const std::string& dir) {
+  std::vector<std::string> names;
+  const fs::path manifest_path = fs::path(dir) / "manifest.json";
+  if (fs::exists(fs::symlink_status(manifest_path))) {
+    const nlohmann::json manifest = nlohmann::json::parse(read_file(manifest_path.string()));
+    for (const auto& [name, entry] : manifest.at("files").items())
+      if (!is_common_file(name)) names.push_back(name);
+  } else {
+    for (const std::string& name : regular_files_in(dir))
+      if (!is_common_file(name)) names.push_back(name);
+  }
+  return names;
+}
+
+}  // namespace
 
 CheckpointData load_checkpoint(const std::string& path) {
   if (!fs::exists(path))
@@ -382,8 +430,8 @@ CheckpointData load_checkpoint(const std::string& path) {
   data.model = load_tensors("model.safetensors");
   if (fs::exists(fs::path(dir) / "optimizer.safetensors"))
     data.optimizer = load_tensors("optimizer.safetensors");
-  data.source_tokenizer = read_file(regular("source.model"));
-  data.target_tokenizer = read_file(regular("target.model"));
+  for (const std::string& name : family_files(dir))
+    data.files[name] = read_file(regular(name));
   if (!unchecked.empty()) checkpoint_note(unchecked);
   return data;
 }

@@ -1,4 +1,5 @@
-// examples/base/checkpoints/checkpoint.h — a trained translator on disk, safe against interruption.
+// examples/base/checkpoints/checkpoint.h — a trained model on disk, safe against interruption:
+// the same for every model family (the translator's run shown).
 // Lesson: docs/12-translation.md#checkpoints
 //
 // A run directory (--out) holds numbered checkpoints and a pointer to the newest one:
@@ -12,8 +13,8 @@
 //       model.safetensors       the parameters (Module::state_dict names)
 //       optimizer.safetensors   Adam's moments and step counts
 //       trainer.json            step, data position, training seconds, loss history
-//       source.model            the Spanish SentencePiece model (its vocabulary inside)
-//       target.model            the English one
+//       source.model            the family's own files (CheckpointData::files): here the
+//       target.model            translator's Spanish and English SentencePiece models
 //       manifest.json           each file above: its size and CRC-32C (checksum.h)
 //
 // A checkpoint is written into "step-N.tmp-<pid>", which is renamed to "step-N" once every
@@ -31,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,8 +53,9 @@ struct CheckpointData {
   NamedTensors model;          // model.safetensors
   NamedTensors optimizer;      // optimizer.safetensors (empty for a model saved without one)
   nlohmann::json trainer;      // trainer.json
-  std::string source_tokenizer;  // bytes of source.model
-  std::string target_tokenizer;  // bytes of target.model
+  // The model family's own files, by name, e.g. its tokenizers (the translator's source.model
+  // and target.model); plain names beside the common files, listed in the manifest like them.
+  std::map<std::string, std::string> files;
 };
 
 // Writes checkpoint `step` into `run_dir` (created if missing) and points "latest" at it.

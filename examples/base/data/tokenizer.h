@@ -13,7 +13,7 @@
 // Special ids, the same in every model we train: pad = 0, unk = 1, bos = 2, eos = 3.
 // ¿ and ¡ are punctuation: SentencePiece never lets a piece cross from one Unicode script to
 // another (split_by_unicode_script), and ¿ ¡ ? ! belong to no script of their own, so
-// "¿Cuál" becomes "▁¿" "Cuál" (tests/examples/test_tokenizer.cpp checks this).
+// "¿Cuál" becomes "▁¿" "Cuál" (tests/examples/base/data/test_tokenizer.cpp checks this).
 // Training is deterministic: a fixed count of 2 threads whatever the machine (SentencePiece's
 // sums depend on the thread count, not on timing), all sentences (no sampling) and a fixed
 // seed; two trainings give byte-identical models.

@@ -41,9 +41,19 @@ T read_exactly(const nlohmann::json& object) {
   for (const auto& [key, expected] : defaults.items()) {
     const auto given = object.find(key);
     if (given == object.end()) throw std::invalid_argument("'" + key + "' is missing");
-    if (given->type() != expected.type() && !(given->is_number() && expected.is_number()))
-      throw std::invalid_argument("'" + key + "' is " + given->dump() + ", not a " +
-                                  expected.type_name());
+    // An integer field takes an integer (never 1e300 or -2.5: casting those is undefined), an
+    // unsigned one a non-negative integer; a floating-point field any number.
+    const bool fits = expected.is_number_integer()
+                          ? (expected.is_number_unsigned() ? given->is_number_unsigned()
+                                                           : given->is_number_integer())
+                          : given->type() == expected.type() ||
+                                (expected.is_number() && given->is_number());
+    if (!fits)
+      throw std::invalid_argument("'" + key + "' is " + given->dump() + ", not " +
+                                  (expected.is_number_unsigned() ? "a whole number of at least 0"
+                                   : expected.is_number_integer() ? "a whole number"
+                                                                  : std::string("a ") +
+                                                                        expected.type_name()));
   }
   const T value = object.get<T>();
   const nlohmann::json round_trip = value;

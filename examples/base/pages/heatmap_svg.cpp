@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
 
+#include "base/io/file_checks.h"
 #include "base/pages/xml_escape.h"
 
 namespace atencion::examples {
@@ -140,9 +140,11 @@ void write_heatmaps_svg(const std::string& path, const std::string& caption,
   }
   svg << "</svg>\n";
 
-  std::ofstream file(path);
-  file << svg.str();
-  if (!file) throw std::runtime_error("write_heatmaps_svg: cannot write " + path);
+  try {
+    write_file_atomically(path, svg.str());  // a temporary name, then a rename: never a link
+  } catch (const std::runtime_error& error) {
+    throw std::runtime_error(std::string("write_heatmaps_svg: ") + error.what());
+  }
 }
 
 }  // namespace atencion::examples

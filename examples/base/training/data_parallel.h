@@ -1,4 +1,5 @@
-// examples/base/training/data_parallel.h — the translator's training loop on N processes.
+// examples/base/training/data_parallel.h — a model family's training loop (the Trainer) on N
+// processes; the translator's is the lesson's example.
 // Lesson: docs/13-data-parallel.md#the-translator-on-n-processes
 //
 // Under `mpirun -np N atencion-translate train ...` every process builds the same global batch

@@ -12,9 +12,31 @@
 
 namespace atencion::examples {
 
+OpenedRun open_run(const TrainerOptions& options, const DataParallel& parallel,
+                   Progress& progress) {
+  OpenedRun run;
+  // Rank 0 alone owns the run directory; the others read it once rank 0 has prepared it.
+  if (parallel.is_main()) {
+    run.lock = std::make_unique<RunDirectoryLock>(options.out_dir);
+    const std::string note = prepare_run_directory(options.out_dir, options.resume,
+                                                   options.overwrite, options.resume_from);
+    if (!note.empty()) progress.message(note);
+  }
+  parallel.barrier();
+  if (!options.resume) return run;
+  const std::string dir = checkpoint_to_resume(options.out_dir, options.resume_from);
+  if (dir.empty()) {
+    progress.message("resume: no checkpoint in " + options.out_dir + ", starting afresh");
+    return run;
+  }
+  run.checkpoint = load_checkpoint(dir);
+  run.state = read_trainer_state(run.checkpoint->trainer, dir + "/trainer.json");
+  return run;
+}
+
 Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerRecipe& recipe,
-                 const DataParallel& parallel, Progress& progress,
-                 const CheckpointData* resumed, Clock::time_point start_time)
+                 const DataParallel& parallel, Progress& progress, const OpenedRun& run,
+                 Clock::time_point start_time)
     : task_(task),
       options_(std::move(options)),
       parallel_(parallel),
@@ -23,23 +45,31 @@ Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerReci
       schedule_{recipe.d_model, recipe.warmup_steps, recipe.lr_factor},
       clip_norm_(recipe.clip_norm),
       start_time_(start_time) {
-  if (resumed != nullptr) restore(*resumed);
+  if (recipe.d_model < 1)
+    throw std::invalid_argument("Trainer: the recipe's d_model is " +
+                                std::to_string(recipe.d_model) + ", not the model's width");
+  if (run.checkpoint) restore(*run.checkpoint, run.state);
+  loop_start_ = Clock::now();
+  steps_at_start_ = step_;
+  history_interval_.start = line_interval_.start = loop_start_;
 }
 
 // The optimizer's moments, the step, the batch stream's place, the clock, the curves and the
 // dropout generators, as the checkpoint left them: the run goes on as if never stopped.
-void Trainer::restore(const CheckpointData& checkpoint) {
+void Trainer::restore(const CheckpointData& checkpoint, const TrainerState& state) {
   load_optimizer_state(optimizer_, checkpoint, options_.fresh_optimizer);
-  const std::string file = checkpoint.directory + "/trainer.json";
-  const TrainerState state = read_trainer_state(checkpoint.trainer, file);  // each field checked
   step_ = state.step;
   seconds_before_ = state.seconds;
   history_ = state.history;
   dev_history_ = state.dev_history;
   if (checkpoint.trainer.contains("generators"))  // else: written before dropout states were saved
-    restore_dropout_generator_states(task_.model(), checkpoint.trainer.at("generators"), file);
+    restore_dropout_generator_states(task_.model(), checkpoint.trainer.at("generators"),
+                                     checkpoint.directory + "/trainer.json");
   last_checkpoint_ = checkpoint.directory;  // a resumed run has a checkpoint of its current step
   saved_step_ = step_;
+  progress_.message("resumed " + options_.out_dir + " at step " + std::to_string(step_) +
+                    " (epoch " + std::to_string(task_.position().epoch) + ", batch " +
+                    std::to_string(task_.position().batch) + ")");
 }
 
 double Trainer::training_seconds() const {
@@ -62,16 +92,26 @@ bool Trainer::limit_reached() const {
 }
 
 std::string Trainer::run() {
-  loop_start_ = Clock::now();
-  steps_at_start_ = step_;
-  history_interval_.start = line_interval_.start = loop_start_;
   while (!limit_reached()) {
     step();
     if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0) save();
   }
   if (step_ != saved_step_) save();  // the end, unless that step's checkpoint was just written
-  if (parallel_.is_main() && std::isnan(dev_loss_)) dev_loss_ = task_.evaluation_loss();
+  if (!parallel_.is_main()) return last_checkpoint_;
+  if (std::isnan(dev_loss_)) dev_loss_ = task_.evaluation_loss();
+  say_summary();
   return last_checkpoint_;
+}
+
+void Trainer::say_summary() const {
+  if (parallel_.size() > 1)
+    progress_.message(parallel_.summary(step_ - steps_at_start_,
+                                        training_seconds() - seconds_before_));
+  char summary[160];
+  std::snprintf(summary, sizeof summary, "trained %lld steps in %s; dev loss %.3f",
+                static_cast<long long>(step_), format_duration(training_seconds()).c_str(),
+                dev_loss_);
+  progress_.message(summary);
 }
 
 double Trainer::step() {
@@ -111,8 +151,9 @@ void Trainer::account(double loss, const StepLoss& batch, double learning_rate) 
   }
 }
 
-void Trainer::report(double learning_rate, bool history_point) {
-  const Interval& interval = history_point ? history_interval_ : line_interval_;
+// A progress line of the steps in `interval`: their mean loss (over every process), target
+// tokens per second, and how far the run is.
+ProgressLine Trainer::progress_line(const Interval& interval, double learning_rate) const {
   const double seconds = std::chrono::duration<double>(Clock::now() - interval.start).count();
   ProgressLine line;
   line.epoch = task_.position().epoch;
@@ -132,15 +173,23 @@ void Trainer::report(double learning_rate, bool history_point) {
     line.fraction_done = done / total;
     line.seconds_left = (total - done) * per_step;
   }
-  progress_.update(line);
+  return line;
+}
+
+// The printed line covers the steps since the last printed line; the history's point the
+// last log_every steps (the same steps, unless a line by time came between).
+void Trainer::report(double learning_rate, bool history_point) {
+  progress_.update(progress_line(line_interval_, learning_rate));
+  if (history_point) {
+    const ProgressLine point = progress_line(history_interval_, learning_rate);
+    history_.push_back({{"step", step_},
+                        {"loss", point.loss},
+                        {"learning_rate", learning_rate},
+                        {"tokens_per_second", point.tokens_per_second},
+                        {"seconds", training_seconds()}});
+    history_interval_ = Interval{0, 0, 0, Clock::now()};
+  }
   line_interval_ = Interval{0, 0, 0, Clock::now()};
-  if (!history_point) return;
-  history_.push_back({{"step", step_},
-                      {"loss", line.loss},
-                      {"learning_rate", learning_rate},
-                      {"tokens_per_second", line.tokens_per_second},
-                      {"seconds", training_seconds()}});
-  history_interval_ = Interval{0, 0, 0, Clock::now()};
 }
 
 nlohmann::json Trainer::trainer_state() const {

@@ -14,13 +14,17 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "autograd/variable.h"
 #include "base/checkpoints/checkpoint.h"
+#include "base/checkpoints/run_directory.h"
 #include "base/data/batching.h"
 #include "base/training/data_parallel.h"
 #include "base/training/progress.h"
+#include "base/training/resume_state.h"
 #include "nlohmann/json.hpp"
 #include "nn/module.h"
 #include "nn/optim/adam.h"
@@ -44,9 +48,20 @@ struct TrainerOptions {
   bool overwrite = false;           // replace the run out_dir holds (else a fresh run refuses)
 };
 
+// A training command's run directory, as every family opens it (open_run): rank 0 holds the
+// lock and has prepared out_dir (a fresh run, --resume, --resume-from, --overwrite); every rank
+// has read the checkpoint to resume, if any, and its trainer.json, each field checked.
+struct OpenedRun {
+  std::unique_ptr<RunDirectoryLock> lock;   // rank 0's, held while the run trains
+  std::optional<CheckpointData> checkpoint;  // the one --resume continues, or none
+  TrainerState state;                        // its trainer.json; zero for a fresh run
+};
+OpenedRun open_run(const TrainerOptions& options, const DataParallel& parallel,
+                   Progress& progress);
+
 // The optimizer's recipe: Adam with the warm-up schedule (docs/11-training.md#adam).
 struct OptimizerRecipe {
-  int64_t d_model = 256;      // the schedule's d_model^-0.5
+  int64_t d_model = 0;        // the schedule's d_model^-0.5: the model's width (required)
   int64_t warmup_steps = 200;
   double lr_factor = 0.5;
   double clip_norm = 1.0;
@@ -81,13 +96,15 @@ class TrainingTask {
 
 class Trainer {
  public:
-  // `resumed`: the checkpoint this run continues (its optimizer and trainer.json are read), or
-  // nullptr for a fresh run. `start_time`: when the command started (--minutes counts from it).
+  // `run`: open_run's; its checkpoint, if any, is the one this run continues (the optimizer's
+  // state and trainer.json are restored from it; the task was made at its batch position).
+  // `start_time`: when the command started (--minutes counts from it).
   Trainer(TrainingTask& task, TrainerOptions options, const OptimizerRecipe& recipe,
-          const DataParallel& parallel, Progress& progress, const CheckpointData* resumed,
+          const DataParallel& parallel, Progress& progress, const OpenedRun& run,
           std::chrono::steady_clock::time_point start_time);
 
-  // Trains until a limit and writes the last checkpoint; returns its directory.
+  // Trains until a limit, writes the last checkpoint and prints the summary line; returns the
+  // last checkpoint's directory.
   std::string run();
   // One optimizer step; returns the loss. Stops with std::runtime_error at a NaN or infinity.
   double step();
@@ -101,11 +118,14 @@ class Trainer {
  private:
   using Clock = std::chrono::steady_clock;
 
-  void restore(const CheckpointData& checkpoint);
+  struct Interval;  // below
+  void restore(const CheckpointData& checkpoint, const TrainerState& state);
   bool limit_reached() const;
   double seconds_left() const;
   void account(double loss, const StepLoss& batch, double learning_rate);
   void report(double learning_rate, bool history_point);
+  ProgressLine progress_line(const Interval& interval, double learning_rate) const;
+  void say_summary() const;
   void save();
   nlohmann::json trainer_state() const;
   [[noreturn]] void stop_non_finite(const std::string& what) const;

@@ -73,7 +73,8 @@ TEST_CASE("json fields: read_exactly reads a struct through its one definition, 
                                    R"({"path":"","words":3,"seed":2,"rate":1,"flag":false})"))
             .rate == 1.0);  // an integer where a double goes is still that number
   const std::vector<std::pair<std::string, nlohmann::json>> forged = {
-      {"words", 16.5}, {"seed", -1}, {"seed", 1.5}, {"path", 7}, {"flag", 1}, {"rate", "x"}};
+      {"words", 16.5}, {"words", 1e300}, {"words", -2.5}, {"seed", -1},  {"seed", 1.5},
+      {"seed", 1e30},  {"path", 7},      {"flag", 1},     {"rate", "x"}};
   for (const auto& [field, value] : forged) {
     INFO(field << " = " << value.dump());
     nlohmann::json edited = good;

@@ -1,0 +1,216 @@
+// Tests for examples/base/training/trainer.cpp: the shared loop on a toy family (a Linear
+// that learns y = 3x - 1): its limits, history points, progress lines by steps and by time,
+// the NaN guard, checkpoints and an exact resume, none of it the translator's.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "autograd/ops.h"
+#include "base/training/trainer.h"
+#include "nn/linear.h"
+#include "tensor/ops.h"
+#include "tensor/random.h"
+
+using namespace atencion;
+using namespace atencion::examples;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Batches of 8 points of y = 3x - 1, 4 batches an epoch, the same every epoch; the loss is the
+// mean squared error. `poison_at`: the batch from which on the targets are NaN.
+class LineTask : public TrainingTask {
+ public:
+  explicit LineTask(BatchPosition start = {}, int64_t poison_at = -1)
+      : generator_(7), model_(1, 1, generator_), position_(start), poison_at_(poison_at) {}
+
+  nn::Module& model() override { return model_; }
+  BatchPosition position() const override { return position_; }
+  int64_t batches_per_epoch() const override { return 4; }
+
+  StepLoss next_loss(const DataParallel&) override {
+    if (position_.batch == batches_per_epoch()) position_ = {position_.epoch + 1, 0};
+    const int64_t batch = position_.batch++;
+    const bool poisoned = poison_at_ >= 0 && position_.epoch * 4 + batch >= poison_at_;
+    return {loss_of(batch, poisoned), 8, 8};
+  }
+
+  double evaluation_loss() override {
+    NoGradGuard no_grad;
+    return loss_of(0, false).item();
+  }
+
+  CheckpointData checkpoint() const override {
+    CheckpointData data;
+    data.config = {{"model", "line"}};
+    data.model = model_.state_dict();
+    data.files["notes.txt"] = "a family's own file\n";
+    return data;
+  }
+
+ private:
+  Variable loss_of(int64_t batch, bool poisoned) {
+    Tensor x = Tensor::zeros({8, 1}), y = Tensor::zeros({8, 1});
+    for (int64_t i = 0; i < 8; ++i) {
+      const double value = 0.1 * static_cast<double>(batch * 8 + i) - 1.5;
+      x.set({i, 0}, value);
+      y.set({i, 0}, poisoned ? NAN : 3 * value - 1);
+    }
+    const Variable error = model_(Variable(x)) - Variable(y);
+    return mean(error * error);
+  }
+
+  Generator generator_;
+  nn::Linear model_;
+  BatchPosition position_;
+  int64_t poison_at_;
+};
+
+struct TempDir {
+  fs::path path = fs::temp_directory_path() /
+                  ("atencion-test-trainer-" + std::to_string(::getpid()));
+  TempDir() { fs::remove_all(path); }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+OptimizerRecipe line_recipe() {
+  OptimizerRecipe recipe;
+  recipe.d_model = 4;
+  recipe.warmup_steps = 4;
+  recipe.lr_factor = 0.5;
+  return recipe;
+}
+
+// Trains a fresh LineTask in `dir` with `options`; returns the lines printed.
+std::string train_line(TrainerOptions options, const std::string& dir, int64_t poison_at = -1) {
+  options.out_dir = dir;
+  std::FILE* out = std::tmpfile();
+  Progress progress(out);
+  const DataParallel parallel;
+  const OpenedRun run = open_run(options, parallel, progress);
+  LineTask task(run.state.position, poison_at);
+  if (run.checkpoint) task.model().load_state_dict(run.checkpoint->model);  // the family's part
+  Trainer trainer(task, options, line_recipe(), parallel, progress, run,
+                  std::chrono::steady_clock::now());
+  std::string error;
+  try {
+    trainer.run();
+  } catch (const std::runtime_error& stopped) {
+    error = stopped.what();
+  }
+  std::rewind(out);
+  std::string printed;
+  for (int c; (c = std::fgetc(out)) != EOF;) printed += static_cast<char>(c);
+  std::fclose(out);
+  if (!error.empty()) throw std::runtime_error(error);
+  return printed;
+}
+
+nlohmann::json trainer_json(const fs::path& run) {
+  return load_checkpoint(run.string()).trainer;
+}
+
+size_t count(const std::string& text, const std::string& word) {
+  size_t found = 0;
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    ++found;
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("trainer: a toy family trains to its step limit, with history points and "
+          "checkpoints", "[trainer]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.steps = 12;
+  options.log_every = 4;
+  options.log_seconds = 0;
+  options.checkpoint_every = 6;
+  const std::string printed = train_line(options, (temp.path / "run").string());
+  CHECK(count(printed, "step ") == 3);  // lines at steps 4, 8, 12
+  CHECK(count(printed, "checkpoint: ") == 2);
+  const nlohmann::json trainer = trainer_json(temp.path / "run");
+  CHECK(trainer.at("step") == 12);
+  CHECK(trainer.at("epoch") == 2);  // 12 batches of 4 an epoch: the stream ends epoch 2's last
+  REQUIRE(trainer.at("history").size() == 3);
+  CHECK(trainer.at("history")[2].at("loss").get<double>() <
+        trainer.at("history")[0].at("loss").get<double>());
+  CHECK(trainer.at("dev_history").size() == 2);
+  CHECK(load_checkpoint((temp.path / "run").string()).files.at("notes.txt") ==
+        "a family's own file\n");
+}
+
+TEST_CASE("trainer: lines by time come between, and the history stays a function of the steps",
+          "[trainer]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.steps = 8;
+  options.log_every = 4;
+  options.checkpoint_every = 0;
+  options.log_seconds = 0;
+  const std::string by_steps = train_line(options, (temp.path / "steps").string());
+  options.log_seconds = 1e-9;  // a line after every step
+  const std::string by_time = train_line(options, (temp.path / "time").string());
+  CHECK(count(by_steps, "step ") == 2);
+  CHECK(count(by_time, "step ") == 8);
+  const nlohmann::json a = trainer_json(temp.path / "steps").at("history");
+  const nlohmann::json b = trainer_json(temp.path / "time").at("history");
+  REQUIRE(a.size() == 2);
+  REQUIRE(b.size() == 2);
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].at("step") == b[i].at("step"));
+    CHECK(a[i].at("loss") == b[i].at("loss"));
+  }
+}
+
+TEST_CASE("trainer: a resumed run ends with the weights of one never stopped", "[trainer]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.log_every = 4;
+  options.log_seconds = 0;
+  options.checkpoint_every = 0;
+  options.steps = 10;
+  train_line(options, (temp.path / "straight").string());
+  options.steps = 6;
+  train_line(options, (temp.path / "stopped").string());
+  options.steps = 10;
+  options.resume = true;
+  const std::string printed = train_line(options, (temp.path / "stopped").string());
+  CHECK_THAT(printed, Contains("at step 6 (epoch 1, batch 2)"));
+  const auto straight = load_checkpoint((temp.path / "straight").string()).model;
+  const auto resumed = load_checkpoint((temp.path / "stopped").string()).model;
+  REQUIRE(straight.size() == resumed.size());
+  for (size_t i = 0; i < straight.size(); ++i)
+    CHECK(allclose(straight[i].second, resumed[i].second, 0.0, 0.0));  // bit for bit
+}
+
+TEST_CASE("trainer: a NaN loss stops the run, naming the step and the last good checkpoint",
+          "[trainer]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.steps = 12;
+  options.checkpoint_every = 4;
+  options.log_seconds = 0;
+  const std::string dir = (temp.path / "run").string();
+  CHECK_THROWS_WITH(train_line(options, dir, /*poison_at=*/6),
+                    Contains("train: step 7: loss nan") &&
+                        Contains("the last good checkpoint is " + dir + "/step-00000004"));
+}
+
+TEST_CASE("trainer: a recipe without the model's width is refused", "[trainer]") {
+  LineTask task;
+  TrainerOptions options;
+  Progress progress(nullptr);
+  const DataParallel parallel;
+  OpenedRun run;
+  CHECK_THROWS_WITH(Trainer(task, options, OptimizerRecipe{}, parallel, progress, run,
+                            std::chrono::steady_clock::now()),
+                    Contains("the recipe's d_model is 0"));
+}
