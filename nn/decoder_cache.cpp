@@ -56,7 +56,8 @@ DecoderCache start_decoding(Transformer& model, const Tensor& memory, const Tens
                                 ": expected [rows, S, " + std::to_string(model.config().d_model) +
                                 "]");
   const int64_t rows = memory.size(0), source_length = memory.size(1);
-  const int64_t positions = capacity.positions > 0 ? std::min(capacity.positions, max_len) : max_len;
+  const int64_t positions =
+      capacity.positions > 0 ? std::min(capacity.positions, max_len) : max_len;
   const int64_t max_rows = std::max(rows, capacity.rows);
   DecoderCache cache;
   cache.memory_mask = memory_mask;

@@ -55,7 +55,8 @@ struct DecoderCache {
 // for `capacity` and computes the cross-attention keys and values once. Nothing is decoded yet
 // (length 0). Under NoGradGuard, as decode_step.
 DecoderCache start_decoding(Transformer& model, const Tensor& memory,
-                            const Tensor& memory_mask = Tensor(), const CacheCapacity& capacity = {});
+                            const Tensor& memory_mask = Tensor(),
+                            const CacheCapacity& capacity = {});
 
 // Feeds one token per row (tokens.size() == cache.rows()) at position cache.length() and returns
 // the logits of the next token [rows, tgt_vocab]: equal to Transformer::decode's last position

@@ -42,7 +42,8 @@ Variable PositionalEncoding::forward(const Variable& x, int64_t first_position) 
                                 ", max_len=" + std::to_string(max_len_) + "): input " +
                                 shape_to_string(x.shape()) + " from position " +
                                 std::to_string(first_position) +
-                                ": expected [batch, T, d_model] with first_position + T <= max_len");
+                                ": expected [batch, T, d_model] with "
+                                "first_position + T <= max_len");
   const Tensor& table = x.dtype() == DType::Float32 ? table_float32_ : table_;
   // x + PE[first:first+T], broadcast over the batch; PE is a constant, so only x gets a gradient.
   const Variable positions(table.narrow(0, first_position, x.size(1)));

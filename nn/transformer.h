@@ -165,8 +165,9 @@ class Transformer : public Module {
   // target ids [batch, T], memory [batch, S, d_model] -> logits [batch, T, tgt_vocab].
   // With a cache (one LayerCache per decoder layer: nn/decoder_cache.h makes them), target holds
   // the T positions after those the cache holds, as in Decoder::forward.
-  Variable decode(const Tensor& target, const Variable& memory, const Tensor& target_mask = Tensor(),
-                  const Tensor& memory_mask = Tensor(), std::span<LayerCache> cache = {});
+  Variable decode(const Tensor& target, const Variable& memory,
+                  const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor(),
+                  std::span<LayerCache> cache = {});
   // decode(target, encode(source, source_mask), target_mask, memory_mask)
   Variable forward(const Tensor& source, const Tensor& target, const Tensor& source_mask = Tensor(),
                    const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor());

@@ -67,7 +67,8 @@ TEST_CASE("KeyValueCache::reorder moves each row with its keys and values", "[ke
   CHECK(equal(cache.keys(), index_select(keys.value(), 0, ids)));
   CHECK(equal(cache.values(), index_select(values.value(), 0, ids)));
   // Positions added after the reorder go to the new rows.
-  const Variable more_keys = random_heads(3, 2, 1, 3, 9), more_values = random_heads(3, 2, 1, 3, 10);
+  const Variable more_keys = random_heads(3, 2, 1, 3, 9);
+  const Variable more_values = random_heads(3, 2, 1, 3, 10);
   cache.extend(more_keys, more_values);
   CHECK(equal(cache.keys(), cat({index_select(keys.value(), 0, ids), more_keys.value()}, 2)));
   CHECK_THROWS_WITH(cache.reorder({0, 3}),
