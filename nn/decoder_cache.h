@@ -8,13 +8,16 @@
 // cross-attention keys and values memory W^K, memory W^V of the whole source. Yet with the causal
 // mask nothing at position i < t depends on y_t: those states are the same as at the last step.
 // With the cache, step t computes for the new position only:
-//   self-attention   q_t, k_t, v_t from x_t; K = [K_cache; k_t], V = [V_cache; v_t];
-//                    out = softmax(q_t Kᵀ / √d_k) V           (no mask: no later token exists)
+//   self-attention   q_t, k_t, v_t from x_t; k_t, v_t written at position t of the cache's
+//                    buffers; out = softmax(q_t Kᵀ / √d_k) V over K = [k_0; …; k_t], V likewise
+//                    (no mask: no later token exists)
 //   cross-attention  q_t from the decoder; K_mem, V_mem computed once per sentence
 //   feed-forward     on x_t alone
-// and only the new position's logits. The outputs are those of Transformer::decode's last
-// position (nn/decoding.cpp's uncached path is the reference; tests/nn/test_decoder_cache.cpp
-// compares the two).
+// and only the new position's logits. There is one decoder forward: decode_step runs
+// Transformer::decode with the cache (DecoderLayer::forward, nn/transformer.cpp, takes a
+// LayerCache; MultiHeadAttention::forward a KeyValueCache, nn/key_value_cache.h). Its outputs are
+// those of Transformer::decode's last position without the cache (nn/decoding.cpp's uncached path
+// is the reference; tests/nn/test_decoder_cache.cpp compares the two).
 #pragma once
 
 #include <cstdint>
@@ -24,37 +27,42 @@
 
 namespace atencion::nn {
 
-// One decoder layer's cache; each tensor is [rows, heads, tokens, head_dim] (heads split).
-struct LayerCache {
-  Tensor self_keys, self_values;    // x_i W^K, x_i W^V of the t tokens decoded so far
-  Tensor cross_keys, cross_values;  // memory W^K, memory W^V: made once, by start_decoding
+// How much a DecoderCache holds, allocated once by start_decoding (0: the default).
+struct CacheCapacity {
+  int64_t positions = 0;  // target positions; 0 or more than the model's max_len: max_len
+  int64_t rows = 0;       // rows after any reorder (beam search: sources × beam); 0: memory's
 };
 
 struct DecoderCache {
   std::vector<LayerCache> layers;  // one per decoder layer
   Tensor memory_mask;              // [rows, 1, 1, S] Bool (true = real source token), or none
-  int64_t length = 0;              // tokens fed so far: the position of the next one
   // The memory row each row's cross keys, values and mask came from. Rows of the same source
   // hold the same cross keys and values, so a reorder that keeps every row's source (a beam
   // step where each sentence keeps its number of hypotheses) need not copy them.
   std::vector<int64_t> source_of_row;
 
   int64_t rows() const;
+  int64_t length() const;    // tokens fed so far: the position of the next one
+  int64_t capacity() const;  // positions the buffers hold
   // Keeps the rows `parents` in that order (repeats allowed, e.g. one hypothesis extended twice):
-  // beam search calls this when it reorders its hypotheses. index_select on the rows' dim.
+  // beam search calls this when it reorders its hypotheses. Gathers into the caches' spare
+  // buffers (KeyValueCache::reorder): nothing is allocated for the keys and values.
   void reorder(const std::vector<int64_t>& parents);
 };
 
 // A cache for `memory` [rows, S, d_model] (Transformer::encode's output) with its padding mask
-// (padding_mask(lengths, S), or an undefined Tensor): computes every layer's cross-attention
-// keys and values once. Nothing is decoded yet (length 0).
+// (padding_mask(lengths, S), or an undefined Tensor): allocates every layer's key/value buffers
+// for `capacity` and computes the cross-attention keys and values once. Nothing is decoded yet
+// (length 0). Under NoGradGuard, as decode_step.
 DecoderCache start_decoding(Transformer& model, const Tensor& memory,
-                            const Tensor& memory_mask = Tensor());
+                            const Tensor& memory_mask = Tensor(),
+                            const CacheCapacity& capacity = {});
 
-// Feeds one token per row (tokens.size() == cache.rows()) at position cache.length and returns
+// Feeds one token per row (tokens.size() == cache.rows()) at position cache.length() and returns
 // the logits of the next token [rows, tgt_vocab]: equal to Transformer::decode's last position
-// for the whole prefix. Appends the new keys and values to the cache. Inference only (no
-// dropout, no graph): call it in eval mode under NoGradGuard, as nn::decode does.
+// for the whole prefix. Writes the new keys and values into the cache. Inference only (no
+// dropout, no graph): call it in eval mode under NoGradGuard, as nn::decode does. Throws when
+// the cache is full (capacity().positions, at most the model's max_len).
 Tensor decode_step(Transformer& model, DecoderCache& cache, const std::vector<int64_t>& tokens);
 
 }  // namespace atencion::nn

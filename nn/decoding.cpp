@@ -42,10 +42,15 @@ bool may_output(int64_t token, const DecodeOptions& options) {
 // and keep_rows tells which rows go on (beam search reorders them, finished rows leave).
 class NextTokenScorer {
  public:
+  // The cache holds every step of the search (one token each, max_length of them) and, for
+  // beam search, `beam` hypotheses of each source.
   NextTokenScorer(Transformer& model, const Tensor& memory, const Tensor& memory_mask,
-                  bool use_cache)
-      : model_(model), memory_(memory), memory_mask_(memory_mask), use_cache_(use_cache) {
-    if (use_cache_) cache_ = start_decoding(model_, memory_, memory_mask_);
+                  const DecodeOptions& options)
+      : model_(model), memory_(memory), memory_mask_(memory_mask), use_cache_(options.use_cache) {
+    if (use_cache_)
+      cache_ = start_decoding(model_, memory_, memory_mask_,
+                              {.positions = options.max_length,
+                               .rows = memory.size(0) * options.beam});
   }
 
   Tensor log_probs(const std::vector<std::vector<int64_t>>& prefixes) {
@@ -107,7 +112,7 @@ NextTokenScorer encode_batch(Transformer& model, const std::vector<std::vector<i
   const Tensor source = pad_rows(sources, options.pad_id, lengths);
   const Tensor source_mask = padding_mask(lengths, source.size(1));
   const Tensor memory = model.encode(source, source_mask).value();
-  return NextTokenScorer(model, memory, source_mask, options.use_cache);
+  return NextTokenScorer(model, memory, source_mask, options);
 }
 
 std::vector<std::vector<int64_t>> greedy(Transformer& model,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include "autograd/ops.h"
 #include "nn/heads.h"
@@ -83,7 +84,8 @@ std::string MultiHeadAttention::type_name() const {
 }
 
 Variable MultiHeadAttention::forward(const Variable& query, const Variable& key,
-                                     const Variable& value, const Tensor& mask) {
+                                     const Variable& value, const Tensor& mask,
+                                     KeyValueCache* cache) {
   if (query.dim() != 3 || key.dim() != 3 || value.dim() != 3 || query.size(0) != key.size(0) ||
       key.size(0) != value.size(0) || query.size(2) != d_model_ || key.size(2) != kdim_ ||
       value.size(2) != vdim_ || key.size(1) != value.size(1)) {
@@ -102,6 +104,9 @@ Variable MultiHeadAttention::forward(const Variable& query, const Variable& key,
   Variable query_heads = split_heads(projected_query, heads_);
   Variable key_heads = split_heads(projected_key, heads_);
   Variable value_heads = split_heads(projected_value, heads_);
+  // Cache (incremental decoding only): the keys and values of the earlier calls come first, so
+  // the queries see every position so far (docs/12-translation.md#the-key-value-cache).
+  if (cache != nullptr) std::tie(key_heads, value_heads) = cache->extend(key_heads, value_heads);
   // Attend: softmax(Q_i K_iᵀ / √head_dim) V_i for every head in one batched call.
   Variable head_outputs = (*attention)(query_heads, key_heads, value_heads, mask);
   // Concat: [batch, heads, m_q, head_dim] -> [batch, m_q, d_model].

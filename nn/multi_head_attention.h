@@ -30,6 +30,7 @@
 #include <memory>
 #include <string>
 
+#include "nn/key_value_cache.h"
 #include "nn/linear.h"
 #include "nn/module.h"
 #include "nn/scaled_dot_product_attention.h"
@@ -53,11 +54,15 @@ class MultiHeadAttention : public Module {
   //   -> [batch, m_q, d_model].
   // `mask` (optional, Bool, true = may attend) broadcasts to [batch, heads, m_q, m_k]:
   // causal_mask(m) [m, m], padding_mask(lengths, m_k) [batch, 1, 1, m_k], or both combined.
+  // With a `cache` (incremental decoding, inference only: nn/key_value_cache.h), the projected
+  // keys and values of `key` and `value` (m_k new positions, 0 allowed) are written into it after
+  // those of the earlier calls, and the queries attend to all of them: the mask then broadcasts
+  // to [batch, heads, m_q, cache length].
   Variable forward(const Variable& query, const Variable& key, const Variable& value,
-                   const Tensor& mask = Tensor());
+                   const Tensor& mask = Tensor(), KeyValueCache* cache = nullptr);
   Variable operator()(const Variable& query, const Variable& key, const Variable& value,
-                      const Tensor& mask = Tensor()) {
-    return forward(query, key, value, mask);
+                      const Tensor& mask = Tensor(), KeyValueCache* cache = nullptr) {
+    return forward(query, key, value, mask, cache);
   }
 
   // Each head's softmax(Q_i K_iᵀ / √head_dim) from the last forward, [batch, heads, m_q, m_k].

@@ -35,15 +35,18 @@ std::string PositionalEncoding::type_name() const {
          ", max_len=" + std::to_string(max_len_) + ")";
 }
 
-Variable PositionalEncoding::forward(const Variable& x) {
-  if (x.dim() != 3 || x.size(2) != d_model_ || x.size(1) > max_len_)
+Variable PositionalEncoding::forward(const Variable& x, int64_t first_position) {
+  if (x.dim() != 3 || x.size(2) != d_model_ || first_position < 0 ||
+      first_position + x.size(1) > max_len_)
     throw std::invalid_argument("PositionalEncoding(d_model=" + std::to_string(d_model_) +
                                 ", max_len=" + std::to_string(max_len_) + "): input " +
-                                shape_to_string(x.shape()) +
-                                ": expected [batch, T, d_model] with T <= max_len");
+                                shape_to_string(x.shape()) + " from position " +
+                                std::to_string(first_position) +
+                                ": expected [batch, T, d_model] with "
+                                "first_position + T <= max_len");
   const Tensor& table = x.dtype() == DType::Float32 ? table_float32_ : table_;
-  // x + PE[0:T], broadcast over the batch; PE is a constant, so only x gets a gradient.
-  const Variable positions(table.narrow(0, 0, x.size(1)));
+  // x + PE[first:first+T], broadcast over the batch; PE is a constant, so only x gets a gradient.
+  const Variable positions(table.narrow(0, first_position, x.size(1)));
   return (*dropout)(x + positions);
 }
 

@@ -27,9 +27,13 @@ class PositionalEncoding : public Module {
  public:
   PositionalEncoding(int64_t d_model, int64_t max_len, double dropout, Generator& generator);
 
-  // x [batch, T, d_model] with T <= max_len -> [batch, T, d_model]
-  Variable forward(const Variable& x);
-  Variable operator()(const Variable& x) { return forward(x); }
+  // x [batch, T, d_model] holding positions [first_position, first_position + T), which must
+  // lie below max_len -> Dropout(x + PE[first_position : first_position + T]). first_position is
+  // not 0 when decoding with a key/value cache: the new token sits after those decoded so far.
+  Variable forward(const Variable& x, int64_t first_position = 0);
+  Variable operator()(const Variable& x, int64_t first_position = 0) {
+    return forward(x, first_position);
+  }
 
   // The table PE [max_len, d_model] (Float64), for tests and plots.
   const Tensor& table() const { return table_; }

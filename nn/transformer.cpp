@@ -100,24 +100,31 @@ std::string DecoderLayer::type_name() const {
 }
 
 Variable DecoderLayer::forward(const Variable& x, const Variable& memory,
-                               const Tensor& target_mask, const Tensor& memory_mask) {
+                               const Tensor& target_mask, const Tensor& memory_mask,
+                               LayerCache* cache) {
+  // Training: no cache, every key and value is computed here. Decoding: each attention writes
+  // the new positions' keys and values into its cache and attends to all of the cached ones.
+  KeyValueCache* self_cache = cache ? &cache->self_attn : nullptr;
+  KeyValueCache* cross_cache = cache ? &cache->cross_attn : nullptr;
   if (norm_first_) {
     // Pre-norm: x + Dropout(Sublayer(LayerNorm(x))); memory enters cross-attention as it is
     // (the encoder's final LayerNorm has already normalised it).
     const Variable normed = (*norm1)(x);
     const Variable attended =
-        x + (*dropout1)((*self_attn)(normed, normed, normed, target_mask));
+        x + (*dropout1)((*self_attn)(normed, normed, normed, target_mask, self_cache));
     const Variable attended_normed = (*norm2)(attended);
     const Variable crossed =
-        attended + (*dropout2)((*cross_attn)(attended_normed, memory, memory, memory_mask));
+        attended + (*dropout2)((*cross_attn)(attended_normed, memory, memory, memory_mask,
+                                             cross_cache));
     return crossed + (*dropout3)((*feed_forward)((*norm3)(crossed)));
   }
   // Post-norm (the paper): LayerNorm(x + Dropout(Sublayer(x))) three times.
   // 1. masked self-attention: each target position sees itself and the positions before it.
-  const Variable attended = (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, target_mask)));
+  const Variable attended =
+      (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, target_mask, self_cache)));
   // 2. encoder-decoder attention: queries from the decoder, keys and values from the memory.
-  const Variable crossed =
-      (*norm2)(attended + (*dropout2)((*cross_attn)(attended, memory, memory, memory_mask)));
+  const Variable crossed = (*norm2)(
+      attended + (*dropout2)((*cross_attn)(attended, memory, memory, memory_mask, cross_cache)));
   // 3. feed-forward, position by position.
   return (*norm3)(crossed + (*dropout3)((*feed_forward)(crossed)));
 }
@@ -161,9 +168,14 @@ std::string Decoder::type_name() const {
 }
 
 Variable Decoder::forward(const Variable& x, const Variable& memory, const Tensor& target_mask,
-                          const Tensor& memory_mask) {
+                          const Tensor& memory_mask, std::span<LayerCache> cache) {
+  if (!cache.empty() && cache.size() != layers.size())
+    throw std::invalid_argument("Decoder::forward: a cache of " + std::to_string(cache.size()) +
+                                " layers for a decoder of " + std::to_string(layers.size()));
   Variable hidden = x;
-  for (auto& layer : layers) hidden = layer->forward(hidden, memory, target_mask, memory_mask);
+  for (size_t l = 0; l < layers.size(); ++l)
+    hidden = layers[l]->forward(hidden, memory, target_mask, memory_mask,
+                                cache.empty() ? nullptr : &cache[l]);
   return norm ? (*norm)(hidden) : hidden;
 }
 
@@ -216,9 +228,9 @@ Variable Transformer::embed_source(const Tensor& source) {
   return (*positional_encoding)((*src_embedding)(source) * scale);
 }
 
-Variable Transformer::embed_target(const Tensor& target) {
+Variable Transformer::embed_target(const Tensor& target, int64_t first_position) {
   const double scale = std::sqrt(static_cast<double>(config_.d_model));
-  return (*positional_encoding)((*tgt_embedding)(target) * scale);
+  return (*positional_encoding)((*tgt_embedding)(target) * scale, first_position);
 }
 
 Variable Transformer::project(const Variable& decoder_output) const {
@@ -235,17 +247,22 @@ Variable Transformer::encode(const Tensor& source, const Tensor& source_mask) {
 }
 
 Variable Transformer::decode_states(const Tensor& target, const Variable& memory,
-                                    const Tensor& target_mask, const Tensor& memory_mask) {
+                                    const Tensor& target_mask, const Tensor& memory_mask,
+                                    std::span<LayerCache> cache) {
   if (target.dim() != 2 || memory.dim() != 3 || memory.size(0) != target.size(0))
     throw std::invalid_argument("Transformer::decode: target " + shape_to_string(target.shape()) +
                                 ", memory " + shape_to_string(memory.shape()) +
                                 ": expected ids [batch, T] and memory [batch, S, d_model]");
-  return decoder->forward(embed_target(target), memory, target_mask, memory_mask);
+  // With a cache, the target's first id comes after the positions the cache holds.
+  const int64_t first_position = cache.empty() ? 0 : cache.front().self_attn.length();
+  return decoder->forward(embed_target(target, first_position), memory, target_mask, memory_mask,
+                          cache);
 }
 
 Variable Transformer::decode(const Tensor& target, const Variable& memory,
-                             const Tensor& target_mask, const Tensor& memory_mask) {
-  return project(decode_states(target, memory, target_mask, memory_mask));
+                             const Tensor& target_mask, const Tensor& memory_mask,
+                             std::span<LayerCache> cache) {
+  return project(decode_states(target, memory, target_mask, memory_mask, cache));
 }
 
 Variable Transformer::projected_cross_entropy(const Variable& decoder_output,

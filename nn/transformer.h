@@ -31,12 +31,14 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "nn/dropout.h"
 #include "nn/embedding.h"
 #include "nn/feed_forward.h"
+#include "nn/key_value_cache.h"
 #include "nn/layer_norm.h"
 #include "nn/linear.h"
 #include "nn/loss.h"
@@ -75,14 +77,27 @@ class EncoderLayer : public Module {
   bool norm_first_;
 };
 
+// What a DecoderLayer keeps between calls when it decodes a few positions at a time
+// (docs/12-translation.md#the-key-value-cache): the keys and values of its two attentions.
+struct LayerCache {
+  KeyValueCache self_attn;   // x_i W^K, x_i W^V of the target positions fed so far
+  KeyValueCache cross_attn;  // memory W^K, memory W^V: filled once (start_decoding)
+};
+
 class DecoderLayer : public Module {
  public:
   DecoderLayer(const TransformerLayerConfig& config, Generator& generator);
   // x [batch, T, d_model], memory [batch, S, d_model]; target_mask broadcasts to
   // [batch, heads, T, T] (causal, and target padding), memory_mask to [batch, heads, T, S]
-  // (source padding) -> [batch, T, d_model]
+  // (source padding) -> [batch, T, d_model].
+  // With a cache (inference only), x holds the T positions after those the cache holds, both
+  // attentions write their new keys and values into it and attend to all it holds: memory is
+  // then the memory positions not yet in cache->cross_attn ([batch, 0, d_model] once
+  // start_decoding has put them all there), and target_mask broadcasts to
+  // [batch, heads, T, positions so far] (none is needed for one new position: nothing after it
+  // exists yet).
   Variable forward(const Variable& x, const Variable& memory, const Tensor& target_mask = Tensor(),
-                   const Tensor& memory_mask = Tensor());
+                   const Tensor& memory_mask = Tensor(), LayerCache* cache = nullptr);
   std::string type_name() const override;
 
   std::shared_ptr<MultiHeadAttention> self_attn;   // masked self-attention
@@ -108,8 +123,10 @@ class Encoder : public Module {
 class Decoder : public Module {
  public:
   Decoder(const TransformerLayerConfig& config, int64_t layer_count, Generator& generator);
+  // Each layer's forward in turn; `cache`: none (training, and the uncached reference), or one
+  // LayerCache per layer (DecoderLayer::forward says what x, memory and masks then hold).
   Variable forward(const Variable& x, const Variable& memory, const Tensor& target_mask = Tensor(),
-                   const Tensor& memory_mask = Tensor());
+                   const Tensor& memory_mask = Tensor(), std::span<LayerCache> cache = {});
   std::string type_name() const override;
 
   std::vector<std::shared_ptr<DecoderLayer>> layers;
@@ -145,21 +162,26 @@ class Transformer : public Module {
 
   // source ids [batch, S] (Int64) -> memory [batch, S, d_model]
   Variable encode(const Tensor& source, const Tensor& source_mask = Tensor());
-  // target ids [batch, T], memory [batch, S, d_model] -> logits [batch, T, tgt_vocab]
-  Variable decode(const Tensor& target, const Variable& memory, const Tensor& target_mask = Tensor(),
-                  const Tensor& memory_mask = Tensor());
+  // target ids [batch, T], memory [batch, S, d_model] -> logits [batch, T, tgt_vocab].
+  // With a cache (one LayerCache per decoder layer: nn/decoder_cache.h makes them), target holds
+  // the T positions after those the cache holds, as in Decoder::forward.
+  Variable decode(const Tensor& target, const Variable& memory,
+                  const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor(),
+                  std::span<LayerCache> cache = {});
   // decode(target, encode(source, source_mask), target_mask, memory_mask)
   Variable forward(const Tensor& source, const Tensor& target, const Tensor& source_mask = Tensor(),
                    const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor());
 
-  // Embedding·√d_model + PE (then dropout): the encoder's and decoder's inputs.
+  // Embedding·√d_model + PE (then dropout): the encoder's and decoder's inputs. The target's
+  // first id sits at position first_position (not 0 after a key/value cache's positions).
   Variable embed_source(const Tensor& source);
-  Variable embed_target(const Tensor& target);
+  Variable embed_target(const Tensor& target, int64_t first_position = 0);
   // Decoder states [batch, T, d_model] -> logits [batch, T, tgt_vocab].
   Variable project(const Variable& decoder_output) const;
   // decode() without the projection: the decoder states [batch, T, d_model].
   Variable decode_states(const Tensor& target, const Variable& memory,
-                         const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor());
+                         const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor(),
+                         std::span<LayerCache> cache = {});
   // cross_entropy(project(decoder_output), targets, options), computed by linear_cross_entropy
   // (nn/loss.h) without ever holding the logits [batch, T, tgt_vocab] or their gradient:
   // what training calls. docs/11-training.md#cross-entropy

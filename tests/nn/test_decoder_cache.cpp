@@ -1,7 +1,9 @@
 // tests/nn/test_decoder_cache.cpp — nn/decoder_cache.cpp: a step with the key/value cache gives
-// the logits of Transformer::decode's last position, the beam's reordering keeps rows with their
-// keys and values, and nn::decode with and without the cache (and batched or one source at a
-// time) gives the same outputs, token for token, on random tiny models.
+// the logits of Transformer::decode's last position bit for bit, the beam's reordering keeps rows
+// with their keys and values, the buffers are allocated once (no step reallocates or grows
+// them), a prefix fed at once continues one step at a time, and nn::decode with and without the
+// cache (and batched or one source at a time) gives the same outputs, token for token, on random
+// tiny models.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include "nn/masks.h"
 #include "nn/transformer.h"
 #include "tensor/random.h"
+#include "tensor/tensor.h"
 
 using namespace atencion;
 using namespace atencion::nn;
@@ -121,10 +124,10 @@ TEST_CASE("decode_step: each step's logits are Transformer::decode's at the last
             model->decode(Tensor::from_ids(ids, {3, t}), memory, causal_mask(t), mask).value();
         const Tensor last = logits.narrow(1, t - 1, 1).reshape({3, -1});
         CHECK(cached.shape() == Shape{3, 9});
-        CHECK(max_difference(cached, last) < 1e-5);
-        CHECK(max_difference(log_softmax(cached, -1), log_softmax(last, -1)) < 1e-5);
-        CHECK(cache.length == t);
-        CHECK(cache.layers[1].self_keys.shape() == Shape{3, 2, t, 4});
+        // Bit for bit: the same sums in the same order, one position instead of all of them.
+        CHECK(max_difference(cached, last) == 0.0);
+        CHECK(cache.length() == t);
+        CHECK(cache.layers[1].self_attn.keys().shape() == Shape{3, 2, t, 4});
         for (int64_t r = 0; r < 3; ++r) prefixes[r].push_back(1 + (r * 5 + step * 3) % 8);
       }
     }
@@ -138,7 +141,7 @@ TEST_CASE("DecoderCache::reorder keeps each row's keys and values with it", "[de
   Tensor mask;
   const Tensor source = padded(sources, mask);
   const Tensor memory = model->encode(source, mask).value();
-  DecoderCache cache = start_decoding(*model, memory, mask);
+  DecoderCache cache = start_decoding(*model, memory, mask, {.rows = 3});
   decode_step(*model, cache, {bos, bos});
   decode_step(*model, cache, {4, 5});
   // As beam search does: row 1 extended twice, row 0 once, in this order.
@@ -152,7 +155,7 @@ TEST_CASE("DecoderCache::reorder keeps each row's keys and values with it", "[de
   const Tensor logits = model->decode(ids, Variable(index_select(memory, 0, rows)),
                                       causal_mask(3), index_select(mask, 0, rows))
                             .value();
-  CHECK(max_difference(cached, logits.narrow(1, 2, 1).reshape({3, -1})) < 1e-5);
+  CHECK(max_difference(cached, logits.narrow(1, 2, 1).reshape({3, -1})) == 0.0);
   CHECK(cache.source_of_row == std::vector<int64_t>{1, 0, 1});
 
   // A reorder that keeps every row's source (rows 0 and 2 swap: both are source 1's) copies
@@ -164,9 +167,103 @@ TEST_CASE("DecoderCache::reorder keeps each row's keys and values with it", "[de
   const Tensor swapped_logits = model->decode(swapped_ids, Variable(index_select(memory, 0, rows)),
                                               causal_mask(4), index_select(mask, 0, rows))
                                     .value();
-  CHECK(max_difference(swapped, swapped_logits.narrow(1, 3, 1).reshape({3, -1})) < 1e-5);
+  CHECK(max_difference(swapped, swapped_logits.narrow(1, 3, 1).reshape({3, -1})) == 0.0);
   CHECK_THROWS_WITH(cache.reorder({0, 3}),
                     Contains("DecoderCache::reorder: row 3 outside the cache's 3 rows"));
+  CHECK_THROWS_WITH(cache.reorder({0, 1, 2, 0}),
+                    Contains("DecoderCache::reorder: 4 rows do not fit the cache's 3"));
+}
+
+TEST_CASE("decode_step: the key/value buffers are allocated once, by start_decoding",
+          "[decoder_cache]") {
+  NoGradGuard no_grad;
+  auto model = random_model(13, false, false);
+  Tensor mask;
+  const Tensor memory = model->encode(padded({{4, 5, 6}, {7}}, mask), mask).value();
+  DecoderCache cache = start_decoding(*model, memory, mask, {.positions = 12, .rows = 4});
+  REQUIRE(cache.capacity() == 12);
+  // Where each layer's self-attention keys and values live: the same storage at every step.
+  auto storages = [&] {
+    std::vector<const void*> where;
+    for (const LayerCache& layer : cache.layers)
+      for (const Tensor& cached : {layer.self_attn.keys(), layer.self_attn.values(),
+                                   layer.cross_attn.keys(), layer.cross_attn.values()})
+        where.push_back(cached.storage()->data());
+    return where;
+  };
+  // The bytes alive between steps, less each attention's copy of its last weights (kept for
+  // heat maps, [rows, heads, 1, t]: it grows with t, and is no part of the cache).
+  auto live_bytes = [&] {
+    std::size_t live = Storage::live_bytes();
+    for (const auto& layer : model->decoder->layers)
+      for (const auto& attention : {layer->self_attn, layer->cross_attn})
+        live -= attention->attention_weights().storage()->nbytes();
+    return live;
+  };
+  const std::vector<const void*> allocated = storages();
+  decode_step(*model, cache, {bos, bos});
+  // After a step only the cache is alive, and it has not grown: the next steps allocate nothing
+  // that outlives them.
+  const std::size_t live_after_first_step = live_bytes();
+  for (int64_t t = 1; t < 12; ++t) {
+    INFO("step " << t);
+    decode_step(*model, cache, {4 + t % 5, 5});
+    CHECK(storages() == allocated);
+    CHECK(live_bytes() == live_after_first_step);
+    CHECK(cache.layers[0].self_attn.keys().shape() == Shape{2, 2, t + 1, 4});
+  }
+  CHECK_THROWS_WITH(decode_step(*model, cache, {4, 5}),
+                    Contains("decode_step: 2 tokens at position 12 for a cache of 2 rows and 12 "
+                             "positions (the model's max_len 24)"));
+
+  // Beam search's reorders gather into each cache's second buffer and swap the two: every
+  // buffer seen is one of two, made by start_decoding.
+  DecoderCache beams = start_decoding(*model, memory, mask, {.positions = 6, .rows = 4});
+  std::vector<std::vector<const void*>> seen(8);
+  auto record = [&] {
+    size_t i = 0;
+    for (const LayerCache& layer : beams.layers)
+      for (const Tensor& cached : {layer.self_attn.keys(), layer.self_attn.values(),
+                                   layer.cross_attn.keys(), layer.cross_attn.values()}) {
+        auto& where = seen[i++];
+        if (std::find(where.begin(), where.end(), cached.storage()->data()) == where.end())
+          where.push_back(cached.storage()->data());
+      }
+  };
+  const std::vector<std::vector<int64_t>> parents = {{0, 0, 1, 1}, {1, 0, 3, 2}, {0, 2, 3},
+                                                     {2, 1, 0, 0}, {3, 1}};
+  for (const auto& step_parents : parents) {
+    decode_step(*model, beams, std::vector<int64_t>(beams.rows(), 4));
+    beams.reorder(step_parents);
+    record();
+  }
+  for (const auto& where : seen) CHECK(where.size() <= 2);
+}
+
+TEST_CASE("Transformer::decode with a cache: several positions at once, then one at a time",
+          "[decoder_cache]") {
+  // The one decoder forward fed a prefix of four ids at once (the causal mask over them), then
+  // single ids: the logits of every position are those of the whole sequence without a cache.
+  NoGradGuard no_grad;
+  auto model = random_model(17, true, false);
+  Tensor mask;
+  const Tensor memory = model->encode(padded({{4, 5, 6, 7}, {8, 9}}, mask), mask).value();
+  const std::vector<int64_t> ids = {bos, 4, 5, 6, 7, 8, bos, 8, 7, 6, 5, 4};  // [2, 6]
+  const Tensor uncached =
+      model->decode(Tensor::from_ids(ids, {2, 6}), Variable(memory), causal_mask(6), mask)
+          .value();
+  DecoderCache cache = start_decoding(*model, memory, mask);
+  const Variable no_new_memory(Tensor::empty({2, 0, 8}));
+  const Tensor prefix = Tensor::from_ids({bos, 4, 5, 6, bos, 8, 7, 6}, {2, 4});
+  const Tensor first_four =
+      model->decode(prefix, no_new_memory, causal_mask(4), cache.memory_mask, cache.layers)
+          .value();
+  CHECK(max_difference(first_four, uncached.narrow(1, 0, 4)) == 0.0);
+  CHECK(cache.length() == 4);
+  for (int64_t t = 4; t < 6; ++t) {
+    const Tensor step = decode_step(*model, cache, {ids[t], ids[6 + t]});
+    CHECK(max_difference(step, uncached.narrow(1, t, 1).reshape({2, -1})) == 0.0);
+  }
 }
 
 TEST_CASE("decode: with and without the cache, batched or alone, the same tokens",
@@ -208,6 +305,7 @@ TEST_CASE("decode_step: bad calls give clear errors", "[decoder_cache]") {
   Tensor mask;
   const Tensor memory = model->encode(padded({{4, 5}}, mask), mask).value();
   DecoderCache cache = start_decoding(*model, memory, mask);
+  CHECK(cache.capacity() == 24);  // the model's max_len by default
   CHECK_THROWS_WITH(decode_step(*model, cache, {bos, bos}),
                     Contains("decode_step: 2 tokens at position 0 for a cache of 1 rows"));
   for (int64_t t = 0; t < 24; ++t) decode_step(*model, cache, {4});
