@@ -39,7 +39,7 @@ CLI::Validator at_least(long long lowest, bool strictly = false) {
 
 int main(int argc, char** argv) {
   // Under mpirun, this process is one of N (docs/13-data-parallel.md); otherwise rank 0 of 1.
-  nn::distributed::Session distributed_session;
+  nn::distributed::Communicator communicator;
   CLI::App app{"atencion-translate: a Spanish→English Transformer, trained on your CPU"};
   app.require_subcommand(1);
   app.fallthrough();  // --threads before or after the subcommand
@@ -142,8 +142,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& error) {
     const int status = app.exit(error);  // prints the message (or --help)
     // A process that stopped before the others would leave them waiting in a collective.
-    if (status != 0 && nn::distributed::size() > 1)
-      nn::distributed::abort(std::string("atencion-translate: ") + error.what(), status);
+    if (status != 0 && communicator.size() > 1)
+      communicator.abort(std::string("atencion-translate: ") + error.what(), status);
     return status;
   }
   try {
@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
       for (const CLI::Option* option : train_command->get_options())
         if (option->count() > 0) given.push_back(option->get_name());
       refuse_flags_contradicting_checkpoint(train_options, given);
-      train(train_options);
+      train(train_options, communicator);
     } else if (*translate_command) {
       const Translator translator = Translator::from_checkpoint(load_checkpoint(model_dir));
       if (sentences.empty()) {
@@ -184,8 +184,8 @@ int main(int argc, char** argv) {
     }
   } catch (const std::exception& error) {
     // The other processes may be waiting for this one: end them all, with the message.
-    if (nn::distributed::size() > 1)
-      nn::distributed::abort(std::string("atencion-translate: ") + error.what());
+    if (communicator.size() > 1)
+      communicator.abort(std::string("atencion-translate: ") + error.what());
     std::cerr << "atencion-translate: " << error.what() << "\n";
     return 1;
   }

@@ -102,10 +102,10 @@ double evaluation_loss(const Translator& translator, const std::vector<Example>&
 
 }  // namespace
 
-std::string train(const TrainOptions& requested) {
+std::string train(const TrainOptions& requested, nn::distributed::Communicator& communicator) {
   const auto start_time = Clock::now();
   TrainOptions options = requested;
-  const DataParallel parallel;  // one process, or this one of mpirun's N (data_parallel.h)
+  const DataParallel parallel(communicator);  // one process, or one of N (data_parallel.h)
   Progress progress(parallel.is_main() ? stdout : nullptr, parallel.size() > 1);
   // Rank 0 alone owns the run directory; the others read it once rank 0 has prepared it.
   std::optional<RunDirectoryLock> lock;

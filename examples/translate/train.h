@@ -6,6 +6,7 @@
 #include <string>
 
 #include "nlohmann/json.hpp"
+#include "nn/distributed.h"
 #include "nn/transformer.h"
 
 namespace atencion::translate {
@@ -41,6 +42,7 @@ nlohmann::json run_to_json(const TrainOptions& options);
 // Holds out_dir's lock throughout (run_directory.h). Stops with std::runtime_error at the first
 // non-finite loss, gradient norm, dev loss or weight, naming the step and the last good
 // checkpoint; each checkpoint records its dev loss, and "best" names the lowest.
-std::string train(const TrainOptions& options);
+// `communicator` is this process's (main makes it): one process, or one of mpirun's N.
+std::string train(const TrainOptions& options, nn::distributed::Communicator& communicator);
 
 }  // namespace atencion::translate
