@@ -284,7 +284,8 @@ Communicator::Communicator() {
 }
 
 Communicator::~Communicator() {
-  if (started_mpi_) stop_mpi();  // a program's own MPI_Init, its own end
+  // MPI_Finalize only if this object called MPI_Init: a program that started MPI ends it.
+  if (started_mpi_) stop_mpi();
   a_communicator_is_alive = false;
 }
 
