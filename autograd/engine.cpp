@@ -22,7 +22,7 @@ namespace atencion {
 
 namespace {
 
-std::string op_name(const Node& node) { return node.op.empty() ? "leaf" : node.op; }
+std::string op_name(const Node& node) { return node.is_leaf() ? "leaf" : node.op(); }
 
 // Nodes that need a gradient, each listed after all of its inputs (depth-first post-order).
 // The list holds each node alive: releasing a node's inputs during the pass must not free a
@@ -34,9 +34,9 @@ std::vector<std::shared_ptr<Node>> postorder_from(const std::shared_ptr<Node>& r
   std::vector<std::pair<std::shared_ptr<Node>, std::size_t>> stack{{root, 0}};
   while (!stack.empty()) {
     auto& [node, next_input] = stack.back();
-    if (next_input < node->inputs.size()) {
-      std::shared_ptr<Node> input = node->inputs[next_input++];
-      if (input->requires_grad && visited.insert(input.get()).second) {
+    if (next_input < node->inputs().size()) {
+      std::shared_ptr<Node> input = node->inputs()[next_input++];
+      if (input->requires_grad() && visited.insert(input.get()).second) {
         stack.emplace_back(std::move(input), 0);
       }
     } else {
@@ -51,9 +51,8 @@ std::vector<std::shared_ptr<Node>> postorder_from(const std::shared_ptr<Node>& r
 // (its shape and dtype, kept when the value itself was dropped: autograd/variable.h).
 void check_gradient(const Node& producer, std::size_t input_index, const Node& input,
                     const Tensor& gradient) {
-  const bool held = input.value.defined();
-  const Shape& shape = held ? input.value.shape() : input.dropped_shape;
-  const DType dtype = held ? input.value.dtype() : input.dropped_dtype;
+  const Shape& shape = input.shape();
+  const DType dtype = input.dtype();
   if (gradient.shape() != shape) {
     throw std::invalid_argument(
         "backward: '" + op_name(producer) + "' produced a gradient of shape " +
@@ -83,7 +82,10 @@ Tensor owned(Tensor gradient) {
   return sole_owner ? gradient : gradient.clone();
 }
 
-void run_backward(const std::shared_ptr<Node>& root, Tensor grad_output, bool retain_graph) {
+}  // namespace
+
+void detail::run_backward(const std::shared_ptr<Node>& root, Tensor grad_output,
+                          bool retain_graph) {
   std::unordered_map<Node*, Tensor> pending;  // dL/d(node), summed over the ops that used node
   pending[root.get()] = std::move(grad_output);
   const std::vector<std::shared_ptr<Node>> order = postorder_from(root);
@@ -95,43 +97,41 @@ void run_backward(const std::shared_ptr<Node>& root, Tensor grad_output, bool re
     Tensor gradient = std::move(found->second);
     pending.erase(found);
 
-    const bool is_leaf = node->op.empty();
-    if (is_leaf || node->retains_grad) {
+    const bool is_leaf = node->is_leaf();
+    if (is_leaf || node->retains_grad_) {
       // a leaf is done with its gradient; a non-leaf still passes it on (so it is copied)
       Tensor keep = is_leaf ? std::move(gradient) : gradient;
-      node->grad = node->grad.defined() ? add(node->grad, keep) : owned(std::move(keep));
+      node->grad_ = node->grad_.defined() ? add(node->grad_, keep) : owned(std::move(keep));
     }
     if (is_leaf) continue;
 
-    if (node->released) {
+    if (node->released_) {
       throw std::runtime_error(
-          "backward: the graph through '" + node->op + "' was already released by an earlier "
+          "backward: the graph through '" + node->op_ + "' was already released by an earlier "
           "backward (its saved tensors are freed); call the first backward with "
           "retain_graph=true to go through it again");
     }
-    Grads input_grads = node->backward(gradient);
-    if (input_grads.size() != node->inputs.size()) {
-      throw std::logic_error("backward: '" + node->op + "' returned " +
+    Grads input_grads = node->backward_(gradient);
+    if (input_grads.size() != node->inputs_.size()) {
+      throw std::logic_error("backward: '" + node->op_ + "' returned " +
                              std::to_string(input_grads.size()) + " gradients for " +
-                             std::to_string(node->inputs.size()) + " inputs");
+                             std::to_string(node->inputs_.size()) + " inputs");
     }
     for (std::size_t i = 0; i < input_grads.size(); ++i) {
-      Node* input = node->inputs[i].get();
-      if (!input->requires_grad || !input_grads[i].defined()) continue;
+      Node* input = node->inputs_[i].get();
+      if (!input->requires_grad() || !input_grads[i].defined()) continue;
       check_gradient(*node, i, *input, input_grads[i]);
       accumulate(pending[input], input_grads[i]);
     }
     if (!retain_graph) {
       // Free what backward no longer needs: the closure's saved tensors and the links to the
       // inputs. The node stays, marked, so that another backward through it can say why it fails.
-      node->backward = nullptr;
-      node->inputs.clear();
-      node->released = true;
+      node->backward_ = nullptr;
+      node->inputs_.clear();
+      node->released_ = true;
     }
   }
 }
-
-}  // namespace
 
 void Variable::backward(bool retain_graph) const {
   const Tensor& output = value();
@@ -146,7 +146,7 @@ void Variable::backward(bool retain_graph) const {
 
 void Variable::backward(const Tensor& grad_output, bool retain_graph) const {
   const Tensor& output = value();
-  if (!node_->requires_grad) {
+  if (!node_->requires_grad()) {
     throw std::invalid_argument(
         "backward: the output does not require grad (no input requires grad, or it was "
         "computed inside a NoGradGuard)");
@@ -161,7 +161,7 @@ void Variable::backward(const Tensor& grad_output, bool retain_graph) const {
                                      shape_to_string(grad_output.shape())
                                : std::string("an undefined tensor")));
   }
-  run_backward(node_, grad_output, retain_graph);
+  detail::run_backward(node_, grad_output, retain_graph);
 }
 
 }  // namespace atencion

@@ -8,7 +8,8 @@
 //
 // tests/autograd/test_coverage.cpp parses this file: every op declared here on a line of its own
 // (starting `Variable name(` or `std::vector<Variable> name(`) must have a gradcheck test
-// tagged with its name.
+// tagged with its name; so must every name passed to record(), here or anywhere else (nn/'s
+// fused ops too), which is why record() is always called with the name written out.
 #pragma once
 
 #include <cstdint>

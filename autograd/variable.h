@@ -37,25 +37,55 @@ class Variable;
 using Grads = std::vector<Tensor>;
 using BackwardFn = std::function<Grads(const Tensor& grad_output)>;
 
-struct Node {
-  Tensor value;
-  Tensor grad;  // undefined until a gradient arrives
-  bool requires_grad = false;
-  std::string op;                             // "matmul", "add", ... ; "" for leaves
-  std::vector<std::shared_ptr<Node>> inputs;  // what this value was computed from
-  BackwardFn backward;                        // empty for leaves
-  bool released = false;                      // backward ran and dropped its closure
-  bool retains_grad = false;                  // a non-leaf asked to keep its .grad
-  std::atomic<int> handles{0};  // Variables pointing here; at 0 the value is dropped
-  Shape dropped_shape;          // the value's shape and dtype once it is dropped, for the
-  DType dropped_dtype{};        //   backward's checks of the gradients that reach this node
+class Node;
+namespace detail {
+// The backward pass (autograd/engine.cpp): with Variable, the only code that changes a node.
+void run_backward(const std::shared_ptr<Node>& root, Tensor grad_output, bool retain_graph);
+}  // namespace detail
 
-  Node() = default;
+// One value of the graph and how it was made. Anyone may read what the methods below show; the
+// fields are written only by the node's Variables (the value, .grad, requires_grad, the
+// dropping of the value) and by the backward pass (.grad, and the release of the closure).
+class Node {
+ public:
+  Node(Tensor value, bool requires_grad);  // a leaf (no op, no inputs)
+  // An op's result (record() makes them): requires grad, as one of its inputs does.
+  Node(std::string op, Tensor value, std::vector<std::shared_ptr<Node>> inputs,
+       BackwardFn backward);
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
   // Frees the inputs it alone owns with an explicit stack, not recursively: dropping the last
   // handle to a chain of 100000 ops must not overflow the stack either.
   ~Node();
+
+  const std::string& op() const { return op_; }  // "matmul", "add", ... ; "" for a leaf
+  bool is_leaf() const { return op_.empty(); }
+  bool requires_grad() const { return requires_grad_; }
+  // What this value was computed from (empty for a leaf, and once backward released it).
+  const std::vector<std::shared_ptr<Node>>& inputs() const { return inputs_; }
+  // False once the last Variable went and the value was dropped (docs/02-autograd.md).
+  bool holds_value() const { return value_.defined(); }
+  // The value's shape and dtype, also after it was dropped: what a gradient arriving here
+  // must have.
+  const Shape& shape() const { return value_.defined() ? value_.shape() : dropped_shape_; }
+  DType dtype() const { return value_.defined() ? value_.dtype() : dropped_dtype_; }
+  bool released() const { return released_; }  // backward ran and dropped its closure
+
+ private:
+  friend class Variable;
+  friend void detail::run_backward(const std::shared_ptr<Node>&, Tensor, bool);
+
+  Tensor value_;
+  Tensor grad_;  // undefined until a gradient arrives
+  bool requires_grad_ = false;
+  std::string op_;
+  std::vector<std::shared_ptr<Node>> inputs_;
+  BackwardFn backward_;        // empty for leaves
+  bool released_ = false;
+  bool retains_grad_ = false;  // a non-leaf asked to keep its .grad
+  std::atomic<int> handles_{0};  // Variables pointing here; at 0 the value is dropped
+  Shape dropped_shape_;          // the value's shape and dtype once it is dropped
+  DType dropped_dtype_{};
 };
 
 class Variable {
@@ -74,6 +104,11 @@ class Variable {
   Tensor& mutable_value();  // for optimizers: in-place updates of a leaf's value
   const Tensor& grad() const;  // undefined Tensor if no gradient has arrived
   bool has_grad() const;
+  // For code that changes gradients between backward and the optimizer step (clipping, the
+  // average over processes): .grad to scale in place, or a new .grad (PyTorch's p.grad = g),
+  // which must have the value's shape and dtype.
+  Tensor& mutable_grad();
+  void set_grad(Tensor grad);
   bool requires_grad() const;
   Variable& set_requires_grad(bool requires_grad);  // leaves only
   bool is_leaf() const;

@@ -82,7 +82,7 @@ void bmm(benchmark::State& state) {
 }
 
 void micro_kernel_f32(benchmark::State& state) {
-  const auto& kernel = atencion::gemm_detail::best_kernel_f32();
+  const auto& kernel = atencion::gemm_detail::best_kernel<float>();
   const int64_t k = 256;  // one k block
   const atencion::Tensor a_panel = atencion::Tensor::full({k * kernel.mr}, 0.001);
   const atencion::Tensor b_panel = atencion::Tensor::full({k * kernel.nr}, 0.001);

@@ -6,6 +6,7 @@
 #include "nn/distributed.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdio>
@@ -21,11 +22,8 @@
 namespace atencion::nn::distributed {
 namespace {
 
-int g_rank = 0;
-int g_size = 1;
-bool g_initialised = false;  // init() found a launcher (and finalize() has not run)
-[[maybe_unused]] bool g_started_mpi = false;  // init() called MPI_Init (not the program)
-double g_communication_seconds = 0;
+// MPI is one per process, and so is the Communicator that starts and ends it.
+std::atomic<bool> a_communicator_is_alive{false};
 
 // A launcher leaves its mark in each process's environment: Open MPI's mpirun sets
 // OMPI_COMM_WORLD_SIZE, MPICH's hydra and Slurm's PMI set PMI_SIZE, PMIx (Slurm's
@@ -69,25 +67,30 @@ void check(int code, const char* call) {
                            std::string(text, static_cast<size_t>(length)));
 }
 
-void start_mpi() {
+// Returns true when this call started MPI (false when the program had started it itself).
+bool start_mpi(int& rank, int& size) {
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (finalised)
+    throw std::logic_error("distributed::Communicator: MPI has already ended in this process "
+                           "(one Communicator per process)");
   int initialised = 0;
   MPI_Initialized(&initialised);
   if (!initialised) {
     int provided = 0;
     check(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
-    g_started_mpi = true;
   }
   // Errors come back as codes (and become exceptions) instead of ending the job silently.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &g_size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return !initialised;
 }
 
 void stop_mpi() {
   int finalised = 0;
   MPI_Finalized(&finalised);
-  if (g_started_mpi && !finalised) MPI_Finalize();  // a program's own MPI_Init, its own end
-  g_started_mpi = false;
+  if (!finalised) MPI_Finalize();
 }
 
 [[noreturn]] void abort_mpi(int exit_code) {
@@ -107,17 +110,20 @@ void broadcast_from_rank0(void* data, int64_t bytes) {
   if (bytes > INT_MAX) throw std::invalid_argument("distributed: broadcast of > 2 GiB");
   check(MPI_Bcast(data, static_cast<int>(bytes), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
 }
+
+void barrier_mpi() { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 #else
-void start_mpi() {
+bool start_mpi(int&, int&) {
   throw std::runtime_error(
       "distributed: started by an MPI launcher, but atencion was built without MPI "
       "(install libopenmpi-dev and run CMake again)");
 }
 void stop_mpi() {}
 [[noreturn]] void abort_mpi(int exit_code) { std::exit(exit_code); }
-// Never reached: with one process the functions below return before communicating.
+// Never reached: with one process the methods below return before communicating.
 void all_reduce(void*, int64_t, Element, Reduction) {}
 void broadcast_from_rank0(void*, int64_t) {}
+void barrier_mpi() {}
 #endif
 
 // ---- data-parallel training on top of them ---------------------------------------------------
@@ -193,29 +199,39 @@ std::vector<T> pack_gradients(const std::vector<Variable>& parameters, const Buc
 
 // Each parameter's .grad becomes a fresh tensor holding its part of the reduced buffer (fresh:
 // a gradient may share storage with another, see nn/optim/clip_grad_norm.cpp).
+// (The loops below copy each Variable, a handle: the copy writes the parameter's own .grad
+// and value.)
 template <typename T>
 void unpack_gradients(const std::vector<Variable>& parameters, const Bucket& bucket,
                       const std::vector<T>& flat) {
   const T* in = flat.data();
   for (size_t index : bucket.parameters) {
-    const Variable& parameter = parameters[index];
+    Variable parameter = parameters[index];
     Tensor grad = Tensor::uninitialized(parameter.shape(), parameter.dtype());
     const int64_t numel = grad.numel();
     std::memcpy(grad.data<T>(), in, static_cast<size_t>(numel) * sizeof(T));
-    parameter.node()->grad = std::move(grad);
+    parameter.set_grad(std::move(grad));
     in += numel;
   }
 }
 
+// Seconds since `start`.
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Sums the bucket's scaled gradients over the ranks into their .grad; returns the seconds
+// spent in the all-reduce.
 template <typename T>
-void reduce_bucket(const std::vector<Variable>& parameters, const Bucket& bucket, double scale) {
+double reduce_bucket(const std::vector<Variable>& parameters, const Bucket& bucket,
+                     double scale) {
   std::vector<T> flat = pack_gradients<T>(parameters, bucket, scale);
   const auto start = std::chrono::steady_clock::now();
   all_reduce_values(flat, std::is_same_v<T, float> ? Element::Float32 : Element::Float64,
                     Reduction::Sum);
-  g_communication_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = seconds_since(start);
   unpack_gradients<T>(parameters, bucket, flat);
+  return seconds;
 }
 
 template <typename T>
@@ -223,7 +239,8 @@ void copy_values(const std::vector<Variable>& parameters, const Bucket& bucket,
                  std::vector<T>& flat, bool into_buffer) {
   T* cursor = flat.data();
   for (size_t index : bucket.parameters) {
-    Tensor& value = const_cast<Variable&>(parameters[index]).mutable_value();
+    Variable parameter = parameters[index];
+    Tensor& value = parameter.mutable_value();
     if (!value.is_contiguous())
       throw std::invalid_argument("distributed::broadcast_parameters: parameter " +
                                   std::to_string(index) + " is not contiguous");
@@ -237,11 +254,11 @@ void copy_values(const std::vector<Variable>& parameters, const Bucket& bucket,
 }
 
 template <typename T>
-void broadcast_bucket(const std::vector<Variable>& parameters, const Bucket& bucket) {
+void broadcast_bucket(const std::vector<Variable>& parameters, const Bucket& bucket, int rank) {
   std::vector<T> flat(static_cast<size_t>(bucket.numel));
-  if (g_rank == 0) copy_values(parameters, bucket, flat, true);
+  if (rank == 0) copy_values(parameters, bucket, flat, true);
   broadcast_from_rank0(flat.data(), static_cast<int64_t>(flat.size() * sizeof(T)));
-  if (g_rank != 0) copy_values(parameters, bucket, flat, false);
+  if (rank != 0) copy_values(parameters, bucket, flat, false);
 }
 
 uint64_t fnv1a(const void* data, size_t bytes, uint64_t hash) {
@@ -253,29 +270,30 @@ constexpr uint64_t fnv_offset = 0xcbf29ce484222325ULL;
 
 }  // namespace
 
-void init() {
-  if (g_initialised || !started_by_a_launcher()) return;
-  start_mpi();
-  g_initialised = true;
+Communicator::Communicator() {
+  if (a_communicator_is_alive.exchange(true))
+    throw std::logic_error("distributed::Communicator: one per process, and one is alive");
+  if (!started_by_a_launcher()) return;
+  try {
+    started_mpi_ = start_mpi(rank_, size_);
+  } catch (...) {
+    a_communicator_is_alive = false;
+    throw;
+  }
+  uses_mpi_ = true;
 }
 
-void finalize() {
-  if (!g_initialised) return;
-  stop_mpi();
-  g_initialised = false;
-  g_rank = 0;
-  g_size = 1;
+Communicator::~Communicator() {
+  // MPI_Finalize only if this object called MPI_Init: a program that started MPI ends it.
+  if (started_mpi_) stop_mpi();
+  a_communicator_is_alive = false;
 }
 
-int rank() { return g_rank; }
-int size() { return g_size; }
-bool built_with_mpi() { return ATENCION_HAVE_MPI != 0; }
-
-void abort(const std::string& message, int exit_code) {
+void Communicator::abort(const std::string& message, int exit_code) const {
   std::fflush(stdout);
-  std::fprintf(stderr, "rank %d of %d: %s\n", g_rank, g_size, message.c_str());
+  std::fprintf(stderr, "rank %d of %d: %s\n", rank_, size_, message.c_str());
   std::fflush(stderr);
-  if (g_initialised) abort_mpi(exit_code);
+  if (uses_mpi_) abort_mpi(exit_code);
   std::exit(exit_code);
 }
 
@@ -293,9 +311,9 @@ RowRange shard_rows(int64_t rows, int rank, int size) {
   return {begin, begin + base + (rank < extra ? 1 : 0)};
 }
 
-void broadcast_parameters(const std::vector<Variable>& parameters) {
+void Communicator::broadcast_parameters(const std::vector<Variable>& parameters) {
   check_floating(parameters, "broadcast_parameters");
-  if (g_size == 1) return;
+  if (size_ == 1) return;
   // Same list everywhere? Compare the count and a hash of the shapes and dtypes.
   uint64_t layout = fnv1a("", 0, fnv_offset);
   for (const Variable& parameter : parameters) {
@@ -316,27 +334,27 @@ void broadcast_parameters(const std::vector<Variable>& parameters) {
   const std::vector<bool> all(parameters.size(), true);
   for (const Bucket& bucket : plan_buckets(parameters, all, default_bucket_bytes)) {
     if (bucket.dtype == DType::Float32)
-      broadcast_bucket<float>(parameters, bucket);
+      broadcast_bucket<float>(parameters, bucket, rank_);
     else
-      broadcast_bucket<double>(parameters, bucket);
+      broadcast_bucket<double>(parameters, bucket, rank_);
   }
 }
 
-void broadcast_bytes(std::string& bytes) {
-  if (g_size == 1) return;
+void Communicator::broadcast_bytes(std::string& bytes) {
+  if (size_ == 1) return;
   int64_t length = static_cast<int64_t>(bytes.size());
   broadcast_from_rank0(&length, sizeof length);
   bytes.resize(static_cast<size_t>(length));
   broadcast_from_rank0(bytes.data(), length);
 }
 
-int64_t average_gradients(const std::vector<Variable>& parameters, int64_t local_count,
-                          size_t bucket_bytes) {
+int64_t Communicator::average_gradients(const std::vector<Variable>& parameters,
+                                        int64_t local_count, size_t bucket_bytes) {
   if (local_count < 0)
     throw std::invalid_argument("distributed::average_gradients: local_count " +
                                 std::to_string(local_count) + " < 0");
   check_floating(parameters, "average_gradients");
-  if (g_size == 1) return local_count;
+  if (size_ == 1) return local_count;
 
   // One small reduction first: n = Σ n_r, and how many ranks have a gradient for each parameter.
   std::vector<int64_t> header(parameters.size() + 1);
@@ -344,8 +362,7 @@ int64_t average_gradients(const std::vector<Variable>& parameters, int64_t local
   for (size_t i = 0; i < parameters.size(); ++i) header[i + 1] = parameters[i].has_grad();
   const auto start = std::chrono::steady_clock::now();
   all_reduce_values(header, Element::Int64, Reduction::Sum);
-  g_communication_seconds +=
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  communication_seconds_ += seconds_since(start);
   const int64_t total_count = header[0];
   if (total_count <= 0)
     throw std::invalid_argument("distributed::average_gradients: no rank has a target to count");
@@ -355,16 +372,15 @@ int64_t average_gradients(const std::vector<Variable>& parameters, int64_t local
   // g = Σ_r (n_r / n) · g_r: each rank scales its own, the all-reduce sums.
   const double scale = static_cast<double>(local_count) / static_cast<double>(total_count);
   for (const Bucket& bucket : plan_buckets(parameters, included, bucket_bytes)) {
-    if (bucket.dtype == DType::Float32)
-      reduce_bucket<float>(parameters, bucket, scale);
-    else
-      reduce_bucket<double>(parameters, bucket, scale);
+    communication_seconds_ += bucket.dtype == DType::Float32
+                                  ? reduce_bucket<float>(parameters, bucket, scale)
+                                  : reduce_bucket<double>(parameters, bucket, scale);
   }
   return total_count;
 }
 
-double all_reduce_sum(double value) {
-  if (g_size == 1) return value;
+double Communicator::all_reduce_sum(double value) {
+  if (size_ == 1) return value;
   std::vector<double> values{value};
   all_reduce_values(values, Element::Float64, Reduction::Sum);
   return values[0];
@@ -382,14 +398,16 @@ uint64_t parameters_fingerprint(const std::vector<Variable>& parameters) {
   return hash;
 }
 
-bool same_on_all_ranks(uint64_t value) {
-  if (g_size == 1) return true;
+bool Communicator::same_on_all_ranks(uint64_t value) {
+  if (size_ == 1) return true;
   // One reduction for both ends: min(v) = ~max(~v).
   std::vector<uint64_t> highest{value, ~value};
   all_reduce_values(highest, Element::UInt64, Reduction::Max);
   return highest[0] == ~highest[1];
 }
 
-double communication_seconds() { return g_communication_seconds; }
+void Communicator::barrier() {
+  if (size_ > 1) barrier_mpi();
+}
 
 }  // namespace atencion::nn::distributed

@@ -6,22 +6,23 @@
 // A training loop in a few lines (the shared one is examples/base/training/trainer.cpp, over
 // examples/base/training/data_parallel.h):
 //
-//   distributed::Session session;                         // init ... finalize
-//   distributed::broadcast_parameters(model.parameters()); // rank 0's weights everywhere
+//   distributed::Communicator world;                      // at the top of main(), passed down
+//   world.broadcast_parameters(model.parameters());       // rank 0's weights everywhere
 //   for each global batch:
-//     rows = distributed::shard_rows(B, rank(), size());   // this process's disjoint share
+//     rows = distributed::shard_rows(B, world.rank(), world.size());  // this process's share
 //     loss = cross_entropy(model(rows of the batch));       // a mean over its n_r tokens
 //     optimizer.zero_grad(); loss.backward();
-//     distributed::average_gradients(optimizer.parameters(), n_r);  // Σ n_r·g_r / Σ n_r
+//     world.average_gradients(optimizer.parameters(), n_r); // Σ n_r·g_r / Σ n_r
 //     optimizer.step();                                     // the same update on every rank
 //
 // Started by a launcher (mpirun, mpiexec, Slurm's srun) the processes are MPI's ranks; started
 // on its own a program is rank 0 of 1, and no MPI function is ever called. A build without MPI
 // (no libopenmpi-dev when CMake ran) is always rank 0 of 1 and refuses to run under a launcher.
 //
-// All functions here except rank(), size() and abort() are collective: every rank must call
-// them, in the same order, or the job waits forever. Only the thread that called init() calls
-// them (MPI_THREAD_FUNNELED); the kernels' OpenMP threads never do.
+// Every method of Communicator except rank(), size(), abort() and communication_seconds() is
+// collective: every rank must call it, in the same order, or the job waits forever. Only the
+// thread that made the Communicator calls them (MPI_THREAD_FUNNELED); the kernels' OpenMP
+// threads never do.
 #pragma once
 
 #include <cstddef>
@@ -33,26 +34,6 @@
 
 namespace atencion::nn::distributed {
 
-// Initialises MPI if a launcher started this process (its environment says so); otherwise
-// this process is rank 0 of 1. Safe to call twice. finalize() ends MPI if init() started it.
-void init();
-void finalize();
-// init() in the constructor, finalize() in the destructor: put one at the top of main().
-struct Session {
-  Session() { init(); }
-  ~Session() { finalize(); }
-  Session(const Session&) = delete;
-  Session& operator=(const Session&) = delete;
-};
-
-int rank();  // 0 .. size() - 1
-int size();  // the number of processes; 1 without a launcher
-bool built_with_mpi();
-
-// Ends every process of the job: prints "rank R of N: message" on stderr and calls MPI_Abort,
-// so that the others do not wait forever in a collective for this one. Without MPI, exits.
-[[noreturn]] void abort(const std::string& message, int exit_code = 1);
-
 // The rows [begin, end) of a global batch of `rows` that `rank` of `size` takes: contiguous,
 // disjoint, together all of them, sizes differing by at most one. Throws std::invalid_argument
 // when rows < size (a rank would have nothing to learn from).
@@ -63,35 +44,66 @@ struct RowRange {
 };
 RowRange shard_rows(int64_t rows, int rank, int size);
 
-// Copies rank 0's parameter values into every rank's parameters, after checking that every
-// rank has the same list (count, shapes, dtypes); throws std::invalid_argument if not.
-void broadcast_parameters(const std::vector<Variable>& parameters);
-// Rank 0's `bytes` on every rank (e.g. a tokenizer that only rank 0 trained).
-void broadcast_bytes(std::string& bytes);
-
-// The gradient of the global batch from each rank's gradient of its shard. Each rank's loss is
-// a mean over its own `local_count` targets (tokens), so its gradient is g_r = ∇S_r / n_r, and
-//   g = ∇(Σ_r S_r) / Σ_r n_r = Σ_r (n_r / n) · g_r,        n = Σ_r n_r
-// (docs/13-data-parallel.md#the-token-count-trap). Each rank scales its gradients by n_r / n,
-// packs them into flat buckets of about `bucket_bytes`, and one all-reduce (sum) per bucket
-// leaves g in every rank's .grad. A parameter without a gradient on some rank counts as zeros
-// there; one without a gradient on every rank keeps none (the optimizer skips it, as one
-// process would). Returns n. With one process, returns local_count and changes nothing.
-// local_count = 1 on every rank gives the plain mean of the ranks' gradients.
 inline constexpr std::size_t default_bucket_bytes = std::size_t{25} << 20;  // as DDP's 25 MB
-int64_t average_gradients(const std::vector<Variable>& parameters, int64_t local_count,
-                          std::size_t bucket_bytes = default_bucket_bytes);
 
-// Σ over ranks of `value` (e.g. a loss weighted by tokens, for logging); `value` on one rank.
-double all_reduce_sum(double value);
+// The processes of one job and the collectives between them. One per process: made at the top
+// of main() (it starts MPI) and handed to the code that trains.
+class Communicator {
+ public:
+  // Starts MPI if a launcher started this process (its environment says so); otherwise this
+  // process is rank 0 of 1. Throws std::logic_error while another Communicator is alive.
+  Communicator();
+  ~Communicator();  // ends MPI if the constructor started it
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int rank() const { return rank_; }  // 0 .. size() - 1
+  int size() const { return size_; }  // the number of processes; 1 without a launcher
+
+  // Ends every process of the job: prints "rank R of N: message" on stderr and calls
+  // MPI_Abort, so that the others do not wait forever in a collective for this one. Without
+  // MPI, exits.
+  [[noreturn]] void abort(const std::string& message, int exit_code = 1) const;
+
+  // Copies rank 0's parameter values into every rank's parameters, after checking that every
+  // rank has the same list (count, shapes, dtypes); throws std::invalid_argument if not.
+  void broadcast_parameters(const std::vector<Variable>& parameters);
+  // Rank 0's `bytes` on every rank (e.g. a tokenizer that only rank 0 trained).
+  void broadcast_bytes(std::string& bytes);
+
+  // The gradient of the global batch from each rank's gradient of its shard. Each rank's loss
+  // is a mean over its own `local_count` targets (tokens), so its gradient is g_r = ∇S_r / n_r,
+  // and
+  //   g = ∇(Σ_r S_r) / Σ_r n_r = Σ_r (n_r / n) · g_r,        n = Σ_r n_r
+  // (docs/13-data-parallel.md#the-token-count-trap). Each rank scales its gradients by n_r / n,
+  // packs them into flat buckets of about `bucket_bytes`, and one all-reduce (sum) per bucket
+  // leaves g in every rank's .grad. A parameter without a gradient on some rank counts as
+  // zeros there; one without a gradient on every rank keeps none (the optimizer skips it, as
+  // one process would). Returns n. With one process, returns local_count and changes nothing.
+  // local_count = 1 on every rank gives the plain mean of the ranks' gradients.
+  int64_t average_gradients(const std::vector<Variable>& parameters, int64_t local_count,
+                            std::size_t bucket_bytes = default_bucket_bytes);
+
+  // Σ over ranks of `value` (e.g. a loss weighted by tokens, for logging); `value` on one rank.
+  double all_reduce_sum(double value);
+  // True when `value` is the same on every rank (on every rank: they all get the answer).
+  bool same_on_all_ranks(uint64_t value);
+  // Returns once every rank has called it (MPI_Barrier).
+  void barrier();
+
+  // Seconds this process has spent inside the collectives of average_gradients (the
+  // communication, plus the waiting for the slowest rank), since the Communicator was made.
+  double communication_seconds() const { return communication_seconds_; }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  bool uses_mpi_ = false;     // a launcher started this process
+  bool started_mpi_ = false;  // the constructor called MPI_Init (not the program)
+  double communication_seconds_ = 0;
+};
 
 // A 64-bit FNV-1a hash of the parameters' bytes (values, in order) on this rank.
 uint64_t parameters_fingerprint(const std::vector<Variable>& parameters);
-// True when `value` is the same on every rank (on every rank: they all get the answer).
-bool same_on_all_ranks(uint64_t value);
-
-// Seconds this process has spent inside the collectives of average_gradients (the
-// communication, plus the waiting for the slowest rank), since the start.
-double communication_seconds();
 
 }  // namespace atencion::nn::distributed

@@ -72,10 +72,15 @@ Tensor logical_and(const Tensor& a, const Tensor& b) {
   return compare("logical_and", a, b, [](auto x, auto y) { return x && y; });
 }
 
+// Any dtype, as torch.logical_not: a value is true when it is not zero (a 0/1 int64 mask, a
+// float mask; NaN is not zero, so it is true and its logical_not false).
 Tensor logical_not(const Tensor& a) {
-  check_bool("logical_not", a, "the operand");
+  detail::check_defined("logical_not", a);
   Tensor out = Tensor::uninitialized(a.shape(), DType::Bool);
-  detail::map_elements<bool, bool>(out, {&a}, [](bool x) { return !x; });
+  detail::dispatch_any(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    detail::map_elements<bool, T>(out, {&a}, [](T x) { return x == T(0); });
+  });
   return out;
 }
 

@@ -2,6 +2,9 @@
 // reference loop, and the fast path that blocks for the caches, packs, runs a register-tiled
 // micro-kernel, and has its OpenMP threads share each packed block of B and split the rows.
 // Lesson: docs/performance.md#how-the-matmul-gets-its-speed
+//
+// The machinery lives in atencion::gemm_detail (internal to tensor/, as in gemm_kernel.h and
+// gemm_pack.h); the functions of tensor/gemm.h, at the end, each call it once.
 #include "tensor/gemm.h"
 
 #include <omp.h>
@@ -16,7 +19,7 @@
 #include "tensor/gemm_pack.h"
 #include "tensor/threads.h"
 
-namespace atencion {
+namespace atencion::gemm_detail {
 namespace {
 
 // ---- the reference: C[i, j] = sum_p op(A)[i, p] * op(B)[p, j] ------------------------------
@@ -44,11 +47,7 @@ void reference_loop(const GemmShape& s, const T* a, const T* b, T* c, bool accum
   }
 }
 
-}  // namespace
-
-namespace gemm_detail {
-
-// ---- choosing the kernel, once --------------------------------------------------------------
+// ---- choosing the kernel, once (best_kernel, below) -----------------------------------------
 
 template <typename T>
 MicroKernel<T> choose_kernel() {
@@ -59,33 +58,6 @@ MicroKernel<T> choose_kernel() {
   if ((limit == "avx512" || limit == "avx2") && avx2_kernel(kernel)) return kernel;
   generic_kernel(kernel);
   return kernel;
-}
-
-const MicroKernel<float>& best_kernel_f32() {
-  static const MicroKernel<float> kernel = choose_kernel<float>();
-  return kernel;
-}
-
-const MicroKernel<double>& best_kernel_f64() {
-  static const MicroKernel<double> kernel = choose_kernel<double>();
-  return kernel;
-}
-
-}  // namespace gemm_detail
-
-namespace {
-
-using gemm_detail::MicroKernel;
-
-template <typename T>
-const MicroKernel<T>& best_kernel();
-template <>
-const MicroKernel<float>& best_kernel<float>() {
-  return gemm_detail::best_kernel_f32();
-}
-template <>
-const MicroKernel<double>& best_kernel<double>() {
-  return gemm_detail::best_kernel_f64();
 }
 
 // ---- blocking for the caches ----------------------------------------------------------------
@@ -183,6 +155,7 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // chunks pack the same rows of A.
 struct Chunks {
   int64_t row_count, col_count;
+  int64_t count() const { return row_count * col_count; }
 };
 
 template <typename T>
@@ -196,29 +169,106 @@ Chunks chunks_for(const MicroKernel<T>& kernel, const Blocking& block, int64_t m
   return {row_count, col_count};
 }
 
-// C[rows, jc + cols] (+)= op(A)[rows, pc:pc+kc] · packed_b, on the calling thread;
-// packed_b holds op(B)[pc:pc+kc, jc:jc+nc] and `cols` is relative to jc.
+// Where the five loops are: the block (jc, pc) of C's columns and of the k sum, whose
+// op(B)[pc:pc+kc, jc:jc+nc] is packed in packed_b.
 template <typename T>
-void multiply_chunk(const MicroKernel<T>& kernel, const GemmShape& s, const T* a,
-                    const T* packed_b, T* c, bool add_to_c, int64_t pc, int64_t kc, int64_t jc,
-                    int64_t row_begin, int64_t row_end, int64_t col_begin, int64_t col_end) {
-  const int64_t rows = row_end - row_begin;
+struct BBlock {
+  int64_t jc, nc, pc, kc;
+  const T* packed_b;
+  bool add_to_c;  // after the first k block, the partial sum already in C is added to
+};
+
+// Chunk `chunk` of C[:, jc:jc+nc] (+)= op(A)[its rows, pc:pc+kc] · packed_b, on the calling
+// thread: pack its rows of op(A), then the micro-kernel over every tile of the chunk.
+template <typename T>
+void multiply_chunk(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, T* c,
+                    const BBlock<T>& block, const Chunks& chunks, int64_t chunk) {
+  int64_t row_begin, row_end, col_begin, col_end;  // cols relative to jc
+  split(s.m, kernel.mr, static_cast<int>(chunks.row_count),
+        static_cast<int>(chunk / chunks.col_count), row_begin, row_end);
+  split(block.nc, kernel.nr, static_cast<int>(chunks.col_count),
+        static_cast<int>(chunk % chunks.col_count), col_begin, col_end);
+  const int64_t rows = row_end - row_begin, kc = block.kc;
   T* packed_a = a_buffer<T>().get(round_up(rows, kernel.mr) * kc);
-  gemm_detail::pack_a(s, a, row_begin, rows, pc, kc, kernel.mr, packed_a);
-  for (int64_t ir = 0; ir < rows; ir += kernel.mr) {
+  pack_a(s, a, row_begin, rows, block.pc, kc, kernel.mr, packed_a);
+  for (int64_t ir = 0; ir < rows; ir += kernel.mr) {  // one A panel, mr x kc: stays in L1
     const int tile_rows = static_cast<int>(std::min<int64_t>(kernel.mr, rows - ir));
-    for (int64_t jr = col_begin; jr < col_end; jr += kernel.nr) {
+    for (int64_t jr = col_begin; jr < col_end; jr += kernel.nr) {  // B panels stream from L2
       const int tile_cols = static_cast<int>(std::min<int64_t>(kernel.nr, col_end - jr));
-      kernel.tile[tile_rows - 1](kc, packed_a + ir * kc, packed_b + jr * kc,
-                                 c + (row_begin + ir) * s.ldc + jc + jr, s.ldc, tile_cols,
-                                 add_to_c);
+      kernel.tile[tile_rows - 1](kc, packed_a + ir * kc, block.packed_b + jr * kc,
+                                 c + (row_begin + ir) * s.ldc + block.jc + jr, s.ldc, tile_cols,
+                                 block.add_to_c);
     }
   }
 }
 
+// The five loops of docs/performance.md#blocking-for-the-caches, as thread `me` of a team of
+// `team` runs them (every thread walks the same blocks). A team of one runs them without a
+// single OpenMP directive: it may be a thread of another team (gemm_batched), where a
+// worksharing loop would bind to that team, and a barrier costs a system call even alone.
+template <typename T>
+void blocked_product(const MicroKernel<T>& kernel, const Blocking& blocking, const GemmShape& s,
+                     const T* a, const T* b, T* c, bool accumulate, T* packed_b, int team,
+                     int me) {
+  for (int64_t jc = 0; jc < s.n; jc += blocking.nc) {  // columns of C, step nc
+    const int64_t nc = std::min(blocking.nc, s.n - jc);
+    const Chunks chunks = chunks_for(kernel, blocking, s.m, nc, team);
+    for (int64_t pc = 0; pc < s.k; pc += blocking.kc) {  // a block of the sum
+      const BBlock<T> block{jc, nc, pc, std::min(blocking.kc, s.k - pc), packed_b,
+                            accumulate || pc > 0};
+      // pack_b: op(B)[pc:pc+kc, jc:jc+nc], this thread's run of whole panels.
+      int64_t first_col, last_col;
+      split(nc, kernel.nr, team, me, first_col, last_col);
+      if (first_col < last_col)
+        pack_b(s, b, pc, block.kc, jc + first_col, last_col - first_col, kernel.nr,
+               packed_b + first_col * block.kc);
+      if (team == 1) {
+        for (int64_t chunk = 0; chunk < chunks.count(); ++chunk)
+          multiply_chunk(kernel, s, a, c, block, chunks, chunk);
+        continue;
+      }
+#pragma omp barrier  // the B block is whole
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t chunk = 0; chunk < chunks.count(); ++chunk)
+        multiply_chunk(kernel, s, a, c, block, chunks, chunk);
+      // (the end of the loop waits for every thread: B is packed again only after that)
+    }
+  }
+}
+
+// `batch` products: whole products per thread when the batch splits evenly (or finely
+// enough); otherwise one product after another, each split over the threads. A shared C
+// (stride 0) is written in batch order by one thread at a time.
+template <typename T>
+void batched_product(const GemmShape& s, int64_t batch, const T* a, int64_t stride_a,
+                     const T* b, int64_t stride_b, T* c, int64_t stride_c, bool accumulate) {
+  if (batch <= 0) return;
+  const MicroKernel<T>& kernel = best_kernel<T>();
+  const int threads = available_threads();
+  const int64_t work = batch * s.m * s.n * s.k;
+  const bool split_batch = threads > 1 && stride_c != 0 && work >= 2 * min_work_per_thread &&
+                           (batch % threads == 0 || batch >= 4 * threads);
+  if (!split_batch) {
+    for (int64_t i = 0; i < batch; ++i)
+      gemm_with(kernel, s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate,
+                threads);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t i = 0; i < batch; ++i)
+    gemm_with(kernel, s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate, 1);
+}
+
 }  // namespace
 
-namespace gemm_detail {
+template <typename T>
+const MicroKernel<T>& best_kernel() {
+  static const MicroKernel<T> kernel = choose_kernel<T>();
+  return kernel;
+}
+
+template const MicroKernel<float>& best_kernel<float>();
+template const MicroKernel<double>& best_kernel<double>();
 
 template <typename T>
 void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
@@ -231,47 +281,14 @@ void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, con
   }
   const int64_t work = s.m * s.n * s.k;
   threads = static_cast<int>(std::clamp<int64_t>(work / min_work_per_thread, 1, threads));
-  const Blocking block = blocking_for(kernel);
-  T* packed_b = b_buffer<T>().get(round_up(std::min(block.nc, s.n), kernel.nr) *
-                                  std::min(block.kc, s.k));
-  // One thread's share of the work, in a team of `team` threads (without a single OpenMP
-  // directive when the team is one thread: the caller may itself be a thread of another team,
-  // and a barrier costs a system call even in a team of one).
-  auto run_thread = [&](int team, int me) {
-    for (int64_t jc = 0; jc < s.n; jc += block.nc) {
-      const int64_t nc = std::min(block.nc, s.n - jc);
-      const Chunks chunks = chunks_for(kernel, block, s.m, nc, team);
-      for (int64_t pc = 0; pc < s.k; pc += block.kc) {
-        const int64_t kc = std::min(block.kc, s.k - pc);
-        // After the first k block, the partial sum already in C is added to.
-        const bool add_to_c = accumulate || pc > 0;
-        int64_t first_col, last_col;  // this thread's run of whole B panels
-        split(nc, kernel.nr, team, me, first_col, last_col);
-        if (first_col < last_col)
-          gemm_detail::pack_b(s, b, pc, kc, jc + first_col, last_col - first_col, kernel.nr,
-                              packed_b + first_col * kc);
-        auto multiply = [&](int64_t chunk) {
-          int64_t row_begin, row_end, col_begin, col_end;
-          split(s.m, kernel.mr, chunks.row_count, chunk / chunks.col_count, row_begin, row_end);
-          split(nc, kernel.nr, chunks.col_count, chunk % chunks.col_count, col_begin, col_end);
-          multiply_chunk(kernel, s, a, packed_b, c, add_to_c, pc, kc, jc, row_begin, row_end,
-                         col_begin, col_end);
-        };
-        const int64_t count = chunks.row_count * chunks.col_count;
-        if (team == 1) {
-          for (int64_t chunk = 0; chunk < count; ++chunk) multiply(chunk);
-          continue;
-        }
-#pragma omp barrier
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t chunk = 0; chunk < count; ++chunk) multiply(chunk);
-        // (the end of the loop waits for every thread: B is packed again only after that)
-      }
-    }
-  };
-  if (threads == 1) return run_thread(1, 0);
+  const Blocking blocking = blocking_for(kernel);
+  T* packed_b = b_buffer<T>().get(round_up(std::min(blocking.nc, s.n), kernel.nr) *
+                                  std::min(blocking.kc, s.k));
+  if (threads == 1)
+    return blocked_product(kernel, blocking, s, a, b, c, accumulate, packed_b, 1, 0);
 #pragma omp parallel num_threads(threads)
-  run_thread(omp_get_num_threads(), omp_get_thread_num());
+  blocked_product(kernel, blocking, s, a, b, c, accumulate, packed_b, omp_get_num_threads(),
+                  omp_get_thread_num());
 }
 
 template void gemm_with(const MicroKernel<float>&, const GemmShape&, const float*, const float*,
@@ -279,61 +296,37 @@ template void gemm_with(const MicroKernel<float>&, const GemmShape&, const float
 template void gemm_with(const MicroKernel<double>&, const GemmShape&, const double*,
                         const double*, double*, bool, int);
 
-}  // namespace gemm_detail
+}  // namespace atencion::gemm_detail
 
-namespace {
+// ---- tensor/gemm.h --------------------------------------------------------------------------
 
-template <typename T>
-void gemm_fast(const GemmShape& s, const T* a, const T* b, T* c, bool accumulate, int threads) {
-  gemm_detail::gemm_with(best_kernel<T>(), s, a, b, c, accumulate, threads);
-}
-
-template <typename T>
-void gemm_batched_fast(const GemmShape& s, int64_t batch, const T* a, int64_t stride_a,
-                       const T* b, int64_t stride_b, T* c, int64_t stride_c, bool accumulate) {
-  if (batch <= 0) return;
-  const int threads = available_threads();
-  const int64_t work = batch * s.m * s.n * s.k;
-  // Whole products per thread when the batch splits evenly (or finely enough); otherwise one
-  // product after another, each split over the threads. A shared C (stride 0) is written in
-  // batch order by one thread at a time.
-  const bool split_batch = threads > 1 && stride_c != 0 && work >= 2 * min_work_per_thread &&
-                           (batch % threads == 0 || batch >= 4 * threads);
-  if (!split_batch) {
-    for (int64_t i = 0; i < batch; ++i)
-      gemm_fast(s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate, threads);
-    return;
-  }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < batch; ++i)
-    gemm_fast(s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate, 1);
-}
-
-}  // namespace
+namespace atencion {
 
 void gemm_reference(const GemmShape& s, const float* a, const float* b, float* c, bool accumulate) {
-  reference_loop(s, a, b, c, accumulate);
+  gemm_detail::reference_loop(s, a, b, c, accumulate);
 }
 void gemm_reference(const GemmShape& s, const double* a, const double* b, double* c,
                     bool accumulate) {
-  reference_loop(s, a, b, c, accumulate);
+  gemm_detail::reference_loop(s, a, b, c, accumulate);
 }
 
 void gemm(const GemmShape& s, const float* a, const float* b, float* c, bool accumulate) {
-  gemm_fast(s, a, b, c, accumulate, available_threads());
+  gemm_detail::gemm_with(gemm_detail::best_kernel<float>(), s, a, b, c, accumulate,
+                         gemm_detail::available_threads());
 }
 void gemm(const GemmShape& s, const double* a, const double* b, double* c, bool accumulate) {
-  gemm_fast(s, a, b, c, accumulate, available_threads());
+  gemm_detail::gemm_with(gemm_detail::best_kernel<double>(), s, a, b, c, accumulate,
+                         gemm_detail::available_threads());
 }
 
 void gemm_batched(const GemmShape& s, int64_t batch, const float* a, int64_t stride_a,
                   const float* b, int64_t stride_b, float* c, int64_t stride_c, bool accumulate) {
-  gemm_batched_fast(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
+  gemm_detail::batched_product(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
 }
 void gemm_batched(const GemmShape& s, int64_t batch, const double* a, int64_t stride_a,
                   const double* b, int64_t stride_b, double* c, int64_t stride_c,
                   bool accumulate) {
-  gemm_batched_fast(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
+  gemm_detail::batched_product(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
 }
 
 }  // namespace atencion

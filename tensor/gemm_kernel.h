@@ -41,8 +41,8 @@ void generic_kernel(MicroKernel<double>& out);
 
 // The best kernel this CPU runs (chosen once, on first use). ATENCION_GEMM_KERNEL=generic,
 // avx2 or avx512 forces a lower one (for tests and benchmarks of the fallbacks).
-const MicroKernel<float>& best_kernel_f32();
-const MicroKernel<double>& best_kernel_f64();
+template <typename T>
+const MicroKernel<T>& best_kernel();  // float and double
 
 // The blocked, packed, threaded product of tensor/gemm.h with a given kernel and at most
 // `threads` threads (gemm() passes the best kernel; tests run every kernel the CPU has).

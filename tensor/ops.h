@@ -69,7 +69,7 @@ Tensor eq(const Tensor& a, double b);
 Tensor gt(const Tensor& a, double b);
 Tensor lt(const Tensor& a, double b);
 Tensor logical_and(const Tensor& a, const Tensor& b);  // Bool, broadcasting
-Tensor logical_not(const Tensor& a);
+Tensor logical_not(const Tensor& a);  // any dtype: true where a == 0 (torch.logical_not)
 // mask ? a : b, all three broadcasting; mask is Bool.
 Tensor where(const Tensor& mask, const Tensor& a, const Tensor& b);
 // x where mask is false, `value` where it is true (torch.Tensor.masked_fill); mask broadcasts to x.

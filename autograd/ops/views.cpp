@@ -21,29 +21,29 @@ Tensor scatter_into_zeros(const Tensor& g, const Shape& shape, Window window) {
   return grad;
 }
 
-Variable reshaped(const char* op, const Variable& x, Tensor y) {
+// The backward of every op that only changes the shape: dx = g reshaped to x's shape.
+BackwardFn reshape_back(const Variable& x) {
   const Shape x_shape = x.shape();
-  return record(op, std::move(y), {x},
-                [=](const Tensor& g) -> Grads { return {g.reshape(x_shape)}; });
+  return [=](const Tensor& g) -> Grads { return {g.reshape(x_shape)}; };
 }
 
 }  // namespace
 
 // y = x with another shape (same elements, same order)    dx = g reshaped to x's shape
 Variable reshape(const Variable& x, const Shape& shape) {
-  return reshaped("reshape", x, x.value().reshape(shape));
+  return record("reshape", x.value().reshape(shape), {x}, reshape_back(x));
 }
 Variable view(const Variable& x, const Shape& shape) {
-  return reshaped("view", x, x.value().view(shape));
+  return record("view", x.value().view(shape), {x}, reshape_back(x));
 }
 Variable flatten(const Variable& x, int64_t start_dim, int64_t end_dim) {
-  return reshaped("flatten", x, x.value().flatten(start_dim, end_dim));
+  return record("flatten", x.value().flatten(start_dim, end_dim), {x}, reshape_back(x));
 }
 Variable squeeze(const Variable& x, int64_t dim) {
-  return reshaped("squeeze", x, x.value().squeeze(dim));
+  return record("squeeze", x.value().squeeze(dim), {x}, reshape_back(x));
 }
 Variable unsqueeze(const Variable& x, int64_t dim) {
-  return reshaped("unsqueeze", x, x.value().unsqueeze(dim));
+  return record("unsqueeze", x.value().unsqueeze(dim), {x}, reshape_back(x));
 }
 
 // y = x with dims d0 and d1 swapped        dx = g with them swapped back

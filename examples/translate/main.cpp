@@ -21,7 +21,7 @@ namespace nn = atencion::nn;
 
 int main(int argc, char** argv) {
   // Under mpirun, this process is one of N (docs/13-data-parallel.md); otherwise rank 0 of 1.
-  nn::distributed::Session distributed_session;
+  nn::distributed::Communicator communicator;
   CLI::App app{"atencion-translate: a Spanish→English Transformer, trained on your CPU"};
   app.require_subcommand(1);
   app.fallthrough();  // --threads before or after the subcommand
@@ -32,15 +32,15 @@ int main(int argc, char** argv) {
   int threads = 0;
   app.add_option("--threads", threads, "threads for the kernels (default: OMP_NUM_THREADS or all cores)")
       ->check(CLI::Range(int64_t{1}, kMostThreads));
-  const Subcommand subcommands[] = {add_train_command(app), add_translate_command(app),
+  const Subcommand subcommands[] = {add_train_command(app, communicator), add_translate_command(app),
                                     add_eval_command(app), add_show_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     const int status = app.exit(error);  // prints the message (or --help)
     // A process that stopped before the others would leave them waiting in a collective.
-    if (status != 0 && nn::distributed::size() > 1)
-      nn::distributed::abort(std::string("atencion-translate: ") + error.what(), status);
+    if (status != 0 && communicator.size() > 1)
+      communicator.abort(std::string("atencion-translate: ") + error.what(), status);
     return status;
   }
   try {
@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
       if (*subcommand.command) subcommand.run();
   } catch (const std::exception& error) {
     // The other processes may be waiting for this one: end them all, with the message.
-    if (nn::distributed::size() > 1)
-      nn::distributed::abort(std::string("atencion-translate: ") + error.what());
+    if (communicator.size() > 1)
+      communicator.abort(std::string("atencion-translate: ") + error.what());
     std::cerr << "atencion-translate: " << error.what() << "\n";
     return 1;
   }

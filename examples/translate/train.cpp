@@ -164,10 +164,10 @@ RunConfig read_run_config(const nlohmann::json& config, const std::string& file)
   }
 }
 
-std::string train(const TrainOptions& requested) {
+std::string train(const TrainOptions& requested, nn::distributed::Communicator& communicator) {
   const auto start_time = Clock::now();
   TrainOptions options = requested;
-  const DataParallel parallel;  // one process, or this one of mpirun's N (data_parallel.h)
+  const DataParallel parallel(communicator);  // one process, or one of N (data_parallel.h)
   Progress progress(parallel.is_main() ? stdout : nullptr, parallel.size() > 1);
   const OpenedRun run = open_run(options.trainer, parallel, progress);
   if (run.checkpoint)  // the run goes on as its checkpoint defines it

@@ -8,6 +8,7 @@
 
 #include "base/training/trainer.h"
 #include "nlohmann/json.hpp"
+#include "nn/distributed.h"
 #include "nn/transformer.h"
 #include "translate/model_defaults.h"
 
@@ -51,10 +52,10 @@ struct TrainOptions {
   TrainerOptions trainer = default_session();
 };
 
-// Trains and writes checkpoints into options.trainer.out_dir; returns the last checkpoint's
-// directory. Holds out_dir's lock throughout (run_directory.h). Stops with std::runtime_error at
+// Trains and writes checkpoints into options.trainer.out_dir, over the processes of
+// `communicator` (one, or mpirun's N); returns the last checkpoint's directory. Holds out_dir's lock throughout (run_directory.h). Stops with std::runtime_error at
 // the first non-finite loss, gradient norm, dev loss or weight, naming the step and the last
 // good checkpoint; each checkpoint records its dev loss, and "best" names the lowest.
-std::string train(const TrainOptions& options);
+std::string train(const TrainOptions& options, nn::distributed::Communicator& communicator);
 
 }  // namespace atencion::examples::translate

@@ -43,9 +43,9 @@ double clip_grad_norm(const std::vector<Variable>& parameters, double max_norm) 
     // .grad is always its own block: autograd/engine.cpp), so that a step allocates no second
     // copy of every gradient. A gradient some other tensor shares (one the caller kept, or
     // one handed to two parameters) gets a fresh tensor instead: each is scaled exactly once.
-    for (const Variable& parameter : parameters) {
+    for (Variable parameter : parameters) {  // a handle: its .grad is the parameter's own
       if (!parameter.has_grad()) continue;
-      Tensor& grad = parameter.node()->grad;
+      Tensor& grad = parameter.mutable_grad();
       if (grad.storage().use_count() == 1)
         mul_(grad, scale);
       else

@@ -141,6 +141,15 @@ TEST_CASE("backward: the graph is released unless retain_graph", "[engine]") {
     CHECK(y.value().at({0}) == Approx(std::exp(1.0)));
     CHECK(y.op() == "exp");
     CHECK_FALSE(y.is_leaf());
+    // what a released node shows: marked, without its links to the inputs
+    CHECK(y.node()->released());
+    CHECK(y.node()->inputs().empty());
+  }
+  SECTION("a retained graph is not released") {
+    Variable y = exp(x);
+    sum(y).backward(/*retain_graph=*/true);
+    CHECK_FALSE(y.node()->released());
+    CHECK(y.node()->inputs().size() == 1);
   }
 }
 

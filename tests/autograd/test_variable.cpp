@@ -26,8 +26,8 @@ TEST_CASE("Variable: an op result remembers its op and inputs", "[variable]") {
   CHECK_FALSE(y.is_leaf());
   CHECK(y.op() == "exp");
   CHECK(y.requires_grad());
-  REQUIRE(y.node()->inputs.size() == 1);
-  CHECK(y.node()->inputs[0] == x.node());
+  REQUIRE(y.node()->inputs().size() == 1);
+  CHECK(y.node()->inputs()[0] == x.node());
 }
 
 TEST_CASE("record: nothing is recorded when no input requires grad", "[variable]") {
@@ -35,7 +35,7 @@ TEST_CASE("record: nothing is recorded when no input requires grad", "[variable]
   Variable y = exp(constant);
   CHECK(y.is_leaf());
   CHECK_FALSE(y.requires_grad());
-  CHECK(y.node()->inputs.empty());
+  CHECK(y.node()->inputs().empty());
 }
 
 TEST_CASE("Variable: requires_grad is for floating leaves only", "[variable]") {
@@ -65,6 +65,24 @@ TEST_CASE("Variable: an undefined Variable says so", "[variable]") {
   REQUIRE_THROWS_WITH(Variable(Tensor()), Contains("undefined"));
 }
 
+TEST_CASE("Variable: set_grad replaces .grad, of the value's shape and dtype only",
+          "[variable]") {
+  Variable weight(Tensor::from({1.0, 2.0}, DType::Float64), true);
+  weight.set_grad(Tensor::from({0.5, -1.0}, DType::Float64));
+  CHECK(weight.grad().to_vector() == std::vector<double>{0.5, -1.0});
+  REQUIRE_THROWS_WITH(weight.set_grad(Tensor::from({1.0, 2.0, 3.0}, DType::Float64)),
+                      "Variable::set_grad: a float64 [3] gradient for a float64 [2] value");
+  REQUIRE_THROWS_WITH(weight.set_grad(Tensor::from({1.0, 2.0})),
+                      "Variable::set_grad: a float32 [2] gradient for a float64 [2] value");
+  // mutable_grad is the same tensor: scaling it in place scales the parameter's gradient,
+  // seen through every handle.
+  const Variable same = weight;
+  mul_(weight.mutable_grad(), 2.0);
+  CHECK(same.grad().to_vector() == std::vector<double>{1.0, -2.0});
+  weight.set_grad(Tensor());  // as zero_grad
+  CHECK_FALSE(same.has_grad());
+}
+
 TEST_CASE("Variable: retain_grad needs a value that requires grad", "[variable]") {
   Variable constant(Tensor::from({1.0}, DType::Float64));
   REQUIRE_THROWS_WITH(constant.retain_grad(), Contains("does not require grad"));
@@ -79,12 +97,12 @@ TEST_CASE("Variable: a value no Variable holds is dropped, the graph still runs 
     Variable hidden = mul(x, 2.0);  // read only by relu below
     hidden_node = hidden.node();
     loss = sum(relu(hidden));
-    REQUIRE(hidden_node->value.defined());
+    REQUIRE(hidden_node->holds_value());
   }
   // The last Variable of `hidden` is gone: the node keeps shape and dtype, not the tensor.
-  REQUIRE_FALSE(hidden_node->value.defined());
-  REQUIRE(hidden_node->dropped_shape == Shape{3});
-  REQUIRE(hidden_node->dropped_dtype == DType::Float32);
+  REQUIRE_FALSE(hidden_node->holds_value());
+  REQUIRE(hidden_node->shape() == Shape{3});
+  REQUIRE(hidden_node->dtype() == DType::Float32);
   // Only a new Variable made from the bare node could try to read it, and it is told why.
   REQUIRE_THROWS_WITH(Variable(hidden_node).value(), Contains("'mul_scalar' was dropped"));
   loss.backward();
@@ -107,6 +125,6 @@ TEST_CASE("Variable: a value no Variable holds is dropped, the graph still runs 
       y.retain_grad();
       kept = y.node();
     }
-    REQUIRE(kept->value.defined());
+    REQUIRE(kept->holds_value());
   }
 }

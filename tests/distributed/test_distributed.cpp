@@ -20,8 +20,15 @@
 using namespace atencion;
 namespace distributed = atencion::nn::distributed;
 
+namespace {
+// This process's communicator, made by main() for the test cases below.
+distributed::Communicator* the_communicator = nullptr;
+distributed::Communicator& world() { return *the_communicator; }
+}  // namespace
+
 int main(int argc, char** argv) {
-  distributed::Session session;
+  distributed::Communicator communicator;
+  the_communicator = &communicator;
   return Catch::Session().run(argc, argv);
 }
 
@@ -102,7 +109,7 @@ enum class Averaging { ByTokens, MeanOfMeans };
 std::vector<Tensor> train(const std::vector<GlobalBatch>& batches, bool sharded,
                           Averaging averaging) {
   auto model = tiny_model();
-  if (sharded) distributed::broadcast_parameters(model->parameters());
+  if (sharded) world().broadcast_parameters(model->parameters());
   nn::AdamOptions adam_options;
   adam_options.lr = 0.01;
   // Adam moves a weight by lr · m / (√v + ε). The key projection's bias has a gradient that is
@@ -113,17 +120,17 @@ std::vector<Tensor> train(const std::vector<GlobalBatch>& batches, bool sharded,
   nn::Adam optimizer(model->parameters(), adam_options);
   for (const GlobalBatch& batch : batches) {
     const distributed::RowRange rows =
-        sharded ? distributed::shard_rows(batch.rows, distributed::rank(), distributed::size())
+        sharded ? distributed::shard_rows(batch.rows, world().rank(), world().size())
                 : distributed::RowRange{0, batch.rows};
     int64_t tokens = 0;
     optimizer.zero_grad();
     shard_loss(*model, batch, rows, &tokens).backward();
     if (sharded)
-      distributed::average_gradients(optimizer.parameters(),
-                                     averaging == Averaging::ByTokens ? tokens : 1);
+      world().average_gradients(optimizer.parameters(),
+                                averaging == Averaging::ByTokens ? tokens : 1);
     optimizer.step();
     if (sharded)
-      REQUIRE(distributed::same_on_all_ranks(
+      REQUIRE(world().same_on_all_ranks(
           distributed::parameters_fingerprint(optimizer.parameters())));
   }
   std::vector<Tensor> values;
@@ -162,6 +169,14 @@ TEST_CASE("distributed: shard_rows gives disjoint contiguous parts that cover th
   CHECK(distributed::shard_rows(5, 1, 2).begin == 3);
 }
 
+TEST_CASE("distributed: one Communicator per process; a barrier returns on every rank",
+          "[distributed]") {
+  CHECK_THROWS_WITH(distributed::Communicator(),
+                    "distributed::Communicator: one per process, and one is alive");
+  world().barrier();
+  CHECK(world().all_reduce_sum(1.0) == world().size());
+}
+
 TEST_CASE("distributed: a global batch smaller than the number of processes is refused",
           "[distributed]") {
   CHECK_THROWS_WITH(distributed::shard_rows(2, 0, 3),
@@ -170,10 +185,10 @@ TEST_CASE("distributed: a global batch smaller than the number of processes is r
   CHECK_THROWS_WITH(distributed::shard_rows(4, 2, 2),
                     Catch::Contains("rank 2 of 2 processes"));
   Variable weight(Tensor::ones({2}), true);
-  CHECK_THROWS_WITH(distributed::average_gradients({weight}, -1),
+  CHECK_THROWS_WITH(world().average_gradients({weight}, -1),
                     Catch::Contains("local_count -1 < 0"));
   Variable ids(Tensor::from_ids({1, 2}, {2}));
-  CHECK_THROWS_WITH(distributed::broadcast_parameters({ids}),
+  CHECK_THROWS_WITH(world().broadcast_parameters({ids}),
                     Catch::Contains("parameter 0 has dtype int64"));
 }
 
@@ -185,20 +200,20 @@ TEST_CASE("distributed: N processes train as one process on the union of their b
 
   const std::vector<Tensor> one_process = train(batches, false, Averaging::ByTokens);
   const std::vector<Tensor> by_tokens = train(batches, true, Averaging::ByTokens);
-  INFO(distributed::size() << " processes: largest difference "
+  INFO(world().size() << " processes: largest difference "
        << max_difference(by_tokens, one_process));
   // float64: only the order of the sums differs.
   CHECK(max_difference(by_tokens, one_process) <= 1e-12);
 
-  if (distributed::size() > 1) {
+  if (world().size() > 1) {
     // The ranks' shards count different numbers of tokens (checked here), so the plain mean
     // of their mean gradients is another gradient, and the weights move elsewhere.
     const distributed::RowRange rows =
-        distributed::shard_rows(batches[0].rows, distributed::rank(), distributed::size());
+        distributed::shard_rows(batches[0].rows, world().rank(), world().size());
     const int64_t tokens = counted_tokens(std::vector<int64_t>(
         batches[0].target_output.begin() + rows.begin * batches[0].target_length,
         batches[0].target_output.begin() + rows.end * batches[0].target_length));
-    REQUIRE_FALSE(distributed::same_on_all_ranks(static_cast<uint64_t>(tokens)));
+    REQUIRE_FALSE(world().same_on_all_ranks(static_cast<uint64_t>(tokens)));
     const std::vector<Tensor> mean_of_means = train(batches, true, Averaging::MeanOfMeans);
     CHECK(max_difference(mean_of_means, one_process) > 1e-6);
   }
@@ -206,37 +221,37 @@ TEST_CASE("distributed: N processes train as one process on the union of their b
 
 TEST_CASE("distributed: broadcast_parameters gives every process rank 0's weights",
           "[distributed]") {
-  Generator generator(static_cast<uint64_t>(100 + distributed::rank()));
+  Generator generator(static_cast<uint64_t>(100 + world().rank()));
   const std::vector<double> values{generator.normal(), generator.normal()};
   Variable weight(Tensor::from_vector(values, {2}, DType::Float64), true);
-  Variable bias(Tensor::scalar(static_cast<float>(distributed::rank())), true);
+  Variable bias(Tensor::scalar(static_cast<float>(world().rank())), true);
   const std::vector<Variable> parameters{weight, bias};
   const bool differed =
-      !distributed::same_on_all_ranks(distributed::parameters_fingerprint(parameters));
-  CHECK(differed == (distributed::size() > 1));
-  distributed::broadcast_parameters(parameters);
-  CHECK(distributed::same_on_all_ranks(distributed::parameters_fingerprint(parameters)));
+      !world().same_on_all_ranks(distributed::parameters_fingerprint(parameters));
+  CHECK(differed == (world().size() > 1));
+  world().broadcast_parameters(parameters);
+  CHECK(world().same_on_all_ranks(distributed::parameters_fingerprint(parameters)));
   Generator rank0(100);
   const double first = rank0.normal(), second = rank0.normal();
   CHECK(weight.value().to_vector() == std::vector<double>{first, second});
   CHECK(bias.item() == 0.0);
 
-  std::string bytes = distributed::rank() == 0 ? std::string("tok\0en", 6) : "other";
-  distributed::broadcast_bytes(bytes);
+  std::string bytes = world().rank() == 0 ? std::string("tok\0en", 6) : "other";
+  world().broadcast_bytes(bytes);
   CHECK(bytes == std::string("tok\0en", 6));
 }
 
 TEST_CASE("distributed: broadcast_parameters refuses ranks whose models differ",
           "[distributed]") {
-  if (distributed::size() == 1) return;  // one process cannot disagree with itself
+  if (world().size() == 1) return;  // one process cannot disagree with itself
   std::vector<Variable> parameters{Variable(Tensor::ones({3}), true)};
-  if (distributed::rank() == 1) parameters.emplace_back(Tensor::ones({1}), true);
-  CHECK_THROWS_WITH(distributed::broadcast_parameters(parameters),
+  if (world().rank() == 1) parameters.emplace_back(Tensor::ones({1}), true);
+  CHECK_THROWS_WITH(world().broadcast_parameters(parameters),
                     "distributed::broadcast_parameters: the ranks' models differ: between 1 "
                     "and 2 parameters");
   const std::vector<Variable> other_shape{
-      Variable(Tensor::ones({distributed::rank() == 1 ? 4 : 3}), true)};
-  CHECK_THROWS_WITH(distributed::broadcast_parameters(other_shape),
+      Variable(Tensor::ones({world().rank() == 1 ? 4 : 3}), true)};
+  CHECK_THROWS_WITH(world().broadcast_parameters(other_shape),
                     Catch::Contains("same number of parameters, other shapes or dtypes"));
 }
 
@@ -246,13 +261,13 @@ TEST_CASE("distributed: a gradient missing on some processes counts as zeros the
   Variable used(Tensor::from_vector(std::vector<double>{1, 2}, {2}, DType::Float64), true);
   Variable unused(Tensor::from_vector(std::vector<double>{3}, {1}, DType::Float64), true);
   Variable everywhere(Tensor::from_vector(std::vector<double>{0}, {1}, DType::Float64), true);
-  if (distributed::rank() == 0)
-    used.node()->grad = Tensor::from_vector(std::vector<double>{6, 12}, {2}, DType::Float64);
-  everywhere.node()->grad = Tensor::from_vector(
-      std::vector<double>{static_cast<double>(distributed::rank())}, {1}, DType::Float64);
-  const int64_t local = distributed::rank() + 1;
-  const int64_t size = distributed::size();
-  const int64_t total = distributed::average_gradients({used, unused, everywhere}, local);
+  if (world().rank() == 0)
+    used.set_grad(Tensor::from_vector(std::vector<double>{6, 12}, {2}, DType::Float64));
+  everywhere.set_grad(Tensor::from_vector(
+      std::vector<double>{static_cast<double>(world().rank())}, {1}, DType::Float64));
+  const int64_t local = world().rank() + 1;
+  const int64_t size = world().size();
+  const int64_t total = world().average_gradients({used, unused, everywhere}, local);
   REQUIRE(total == size * (size + 1) / 2);
   // g = Σ_r (n_r / n) g_r: rank 0 alone holds `used`'s gradient, with weight 1 / n.
   const double n = static_cast<double>(total);
@@ -267,7 +282,7 @@ TEST_CASE("distributed: a gradient missing on some processes counts as zeros the
 // Run only by name (CTest: "distributed: one process aborting ends the job"): rank 1 gives up
 // while rank 0 waits for it in a collective; the job must end, with rank 1's message.
 TEST_CASE("distributed: abort ends every process", "[.abort]") {
-  if (distributed::rank() == 1) distributed::abort("rank 1 gives up on purpose", 3);
-  distributed::all_reduce_sum(1.0);  // rank 0 waits here for rank 1, which never comes
+  if (world().rank() == 1) world().abort("rank 1 gives up on purpose", 3);
+  world().barrier();  // rank 0 waits here for rank 1, which never comes
   FAIL("the collective returned although rank 1 aborted");
 }

@@ -89,7 +89,7 @@ TEST_CASE("cross_entropy: matches torch.nn.functional.cross_entropy", "[loss][fi
   }
 }
 
-TEST_CASE("cross_entropy: gradcheck in float64", "[loss][gradcheck]") {
+TEST_CASE("cross_entropy: gradcheck in float64", "[loss][cross_entropy][gradcheck]") {
   Generator generator(3);
   const Tensor logits = randn({2, 3, 5}, generator, DType::Float64);
   const Tensor targets = Tensor::from_ids({4, 0, 2, 1, 0, 3}, {2, 3});

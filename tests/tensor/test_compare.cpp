@@ -38,10 +38,27 @@ TEST_CASE("logical_and and logical_not", "[compare]") {
   Tensor keep = Tensor::from({1, 0}, DType::Bool);  // broadcast over rows
   CHECK(logical_and(causal, keep).to_ids() == Ids{1, 0, 1, 0});
   CHECK(logical_not(causal).to_ids() == Ids{0, 1, 0, 0});
-  REQUIRE_THROWS_WITH(logical_not(Tensor::zeros({2})),
-                      Contains("logical_not: the operand must be a bool tensor, got float32"));
   REQUIRE_THROWS_WITH(logical_and(causal, Tensor::zeros({2})),
                       Contains("logical_and: the second operand must be a bool tensor"));
+}
+
+TEST_CASE("logical_not takes every dtype, non-zero as true, as torch.logical_not", "[compare]") {
+  // A 0/1 int64 mask, as a PyTorch user often has one.
+  const Tensor ids = Tensor::from_ids({0, 1, 7, -3, 0}, {5});
+  CHECK(logical_not(ids).dtype() == DType::Bool);
+  CHECK(logical_not(ids).to_ids() == Ids{1, 0, 0, 0, 1});
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    const Tensor values = Tensor::from_vector({0.0, -0.0, 0.5, -2.0, nan, inf}, {2, 3}, dtype);
+    const Tensor result = logical_not(values);
+    CHECK(result.shape() == Shape{2, 3});
+    CHECK(result.to_ids() == Ids{1, 1, 0, 0, 0, 0});  // torch: True True False False False False
+  }
+  // A strided view: the transposed int64 mask.
+  const Tensor grid = Tensor::from_ids({0, 2, 3, 0}, {2, 2});
+  CHECK(logical_not(grid.transpose(0, 1)).to_ids() == Ids{1, 0, 0, 1});
+  REQUIRE_THROWS_WITH(logical_not(Tensor()), Contains("logical_not"));
 }
 
 TEST_CASE("where picks a where the mask is true, b elsewhere, broadcasting all three",

@@ -18,6 +18,7 @@
 #include "translate/translator.h"
 
 using namespace atencion;
+using namespace atencion::examples;
 using namespace atencion::examples::translate;
 
 int main(int argc, char** argv) {

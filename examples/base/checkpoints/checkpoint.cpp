@@ -16,7 +16,6 @@
 #include "base/checkpoints/checksum.h"
 #include "base/io/file_checks.h"
 #include "nlohmann/json.hpp"
-#include "nn/distributed.h"
 
 namespace atencion::examples {
 namespace fs = std::filesystem;
@@ -156,10 +155,6 @@ bool is_leftover_name(const std::string& name) {
   std::string_view process = std::string_view(name).substr(at + 5);
   if (process.ends_with("-removed")) process.remove_suffix(8);
   return process.size() <= 10 && all_digits(process);
-}
-
-void checkpoint_note(const std::string& line) {
-  if (nn::distributed::rank() == 0) std::fprintf(stderr, "%s\n", line.c_str());
 }
 
 void test_kill_point(const std::string& point) {
@@ -388,7 +383,11 @@ std::vector<std::string> family_files(const std::string& dir) {
 
 }  // namespace
 
-CheckpointData load_checkpoint(const std::string& path) {
+CheckpointData load_checkpoint(const std::string& path, bool quiet) {
+  // A line for the user: a checkpoint skipped or loaded unchecked.
+  auto checkpoint_note = [quiet](const std::string& line) {
+    if (!quiet) std::fprintf(stderr, "%s\n", line.c_str());
+  };
   if (!fs::exists(path))
     throw std::runtime_error("load_checkpoint: " + path + ": no such directory");
   const CheckpointChoice choice = choose_checkpoint(path);

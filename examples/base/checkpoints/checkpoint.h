@@ -65,9 +65,10 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
 
 // `path` is a run directory (its "latest" is followed) or one checkpoint directory. Throws
 // std::runtime_error naming the directory and the missing or bad file; a bad safetensors file
-// is reported by load_safetensors with the tensor and byte offset. Says on stderr
-// (checkpoint_note) when it passed over a newer incomplete checkpoint, or loads one unchecked.
-CheckpointData load_checkpoint(const std::string& path);
+// is reported by load_safetensors with the tensor and byte offset. Says on stderr, unless
+// `quiet` (the other processes of a data-parallel run), when it passed over a newer incomplete
+// checkpoint, or loads one unchecked.
+CheckpointData load_checkpoint(const std::string& path, bool quiet = false);
 
 // The checkpoint directory `path` stands for: `path` itself if it holds a config.json, else the
 // one "latest" names, else (no "latest", or it names a checkpoint that is gone) the newest
@@ -108,8 +109,5 @@ std::string verify_checkpoint_files(const std::string& dir);
 // rotated; in prepare_run_directory (run_directory.h): overwrite-renamed (after each old
 // checkpoint is renamed aside).
 void test_kill_point(const std::string& point);
-
-// A line for the user (stderr, from the first process only): a checkpoint skipped or unchecked.
-void checkpoint_note(const std::string& line);
 
 }  // namespace atencion::examples

@@ -18,15 +18,17 @@
 #include "autograd/variable.h"
 #include "base/data/batching.h"
 #include "base/data/tokenizer.h"
+#include "nn/distributed.h"
 
 namespace atencion::examples {
 
 class DataParallel {
  public:
-  DataParallel();  // rank and size from nn::distributed (init() must have run: main does it)
-  int rank() const { return rank_; }
-  int size() const { return size_; }
-  bool is_main() const { return rank_ == 0; }  // logs, checkpoints, evaluates
+  // Over the processes of `communicator` (main makes it; it must outlive this object).
+  explicit DataParallel(nn::distributed::Communicator& communicator);
+  int rank() const { return communicator_.rank(); }
+  int size() const { return communicator_.size(); }
+  bool is_main() const { return rank() == 0; }  // logs, checkpoints, evaluates
 
   // Rank 0 runs `make` (e.g. trains a tokenizer); every rank gets its result.
   Tokenizer share_tokenizer(const std::function<Tokenizer()>& make) const;
@@ -55,8 +57,7 @@ class DataParallel {
   std::string summary(int64_t steps, double seconds) const;
 
  private:
-  int rank_ = 0;
-  int size_ = 1;
+  nn::distributed::Communicator& communicator_;
 };
 
 }  // namespace atencion::examples

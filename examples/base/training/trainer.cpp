@@ -29,7 +29,7 @@ OpenedRun open_run(const TrainerOptions& options, const DataParallel& parallel,
     progress.message("resume: no checkpoint in " + options.out_dir + ", starting afresh");
     return run;
   }
-  run.checkpoint = load_checkpoint(dir);
+  run.checkpoint = load_checkpoint(dir, /*quiet=*/!parallel.is_main());
   run.state = read_trainer_state(run.checkpoint->trainer, dir + "/trainer.json");
   return run;
 }

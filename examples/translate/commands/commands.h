@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "nn/distributed.h"
 #include "translate/decode.h"
 
 namespace atencion::examples::translate {
@@ -18,7 +19,8 @@ struct Subcommand {
   std::function<void()> run;   // does the work; throws std::exception with a one-line message
 };
 
-Subcommand add_train_command(CLI::App& app);
+// `communicator`: the program's processes (main makes it; it outlives the subcommand).
+Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator);
 Subcommand add_translate_command(CLI::App& app);
 Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);

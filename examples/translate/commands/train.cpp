@@ -83,18 +83,18 @@ void add_model_options(CLI::App* command, nn::TransformerConfig& model) {
 
 }  // namespace
 
-Subcommand add_train_command(CLI::App& app) {
+Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* command = app.add_subcommand("train", "train a model on Spanish<TAB>English pairs");
   add_session_options(command, options->trainer);
   add_run_options(command, options->run);
   add_model_options(command, options->model);
-  return {command, [options, command] {
+  return {command, [options, command, &communicator] {
             std::vector<std::string> given;  // the flags typed, to compare with a checkpoint
             for (const CLI::Option* option : command->get_options())
               if (option->count() > 0) given.push_back(option->get_name());
             refuse_flags_contradicting_checkpoint(*options, given);
-            train(*options);
+            train(*options, communicator);
           }};
 }
 

@@ -10,7 +10,8 @@ using Catch::Matchers::Contains;
 
 using Inputs = std::vector<Variable>;
 
-TEST_CASE("add: gradcheck, same shape, broadcast and strided inputs", "[gradcheck][add]") {
+TEST_CASE("add: gradcheck, same shape, broadcast and strided inputs",
+          "[gradcheck][add][add_scalar]") {
   auto f = [](const Inputs& v) { return add(v[0], v[1]); };
   CHECK(gradcheck(f, {random_f64({2, 3}, 1), random_f64({2, 3}, 2)}));
   CHECK(gradcheck(f, {random_f64({2, 3}, 1), random_f64({3}, 2)}));        // row broadcast
@@ -37,7 +38,7 @@ TEST_CASE("add: a value used twice, x + x", "[gradcheck][add]") {
   CHECK(gradcheck([](const Inputs& v) { return v[0] + v[0]; }, {random_f64({2, 2}, 6)}));
 }
 
-TEST_CASE("sub: gradcheck", "[gradcheck][sub]") {
+TEST_CASE("sub: gradcheck", "[gradcheck][sub][sub_scalar]") {
   auto f = [](const Inputs& v) { return sub(v[0], v[1]); };
   CHECK(gradcheck(f, {random_f64({2, 3}, 1), random_f64({3}, 2)}));
   CHECK(gradcheck(f, {random_f64({4}, 1), random_f64({3, 1}, 2)}));
@@ -53,7 +54,7 @@ TEST_CASE("rsub: gradcheck, s - x", "[gradcheck][rsub]") {
   CHECK(gradcheck([](const Inputs& v) { return 1.5 - v[0]; }, {random_f64({2, 2}, 1)}));
 }
 
-TEST_CASE("mul: gradcheck, broadcasting and a value used twice", "[gradcheck][mul]") {
+TEST_CASE("mul: gradcheck, broadcasting and a value used twice", "[gradcheck][mul][mul_scalar]") {
   auto f = [](const Inputs& v) { return mul(v[0], v[1]); };
   CHECK(gradcheck(f, {random_f64({2, 3}, 1), random_f64({2, 3}, 2)}));
   CHECK(gradcheck(f, {random_f64({2, 1, 3}, 1), random_f64({4, 1}, 2)}));
@@ -64,7 +65,8 @@ TEST_CASE("mul: gradcheck, broadcasting and a value used twice", "[gradcheck][mu
   CHECK(gradcheck([](const Inputs& v) { return -3.0 * v[0]; }, {random_f64({3}, 4)}));
 }
 
-TEST_CASE("div: gradcheck, broadcasting, denominators away from 0", "[gradcheck][div]") {
+TEST_CASE("div: gradcheck, broadcasting, denominators away from 0",
+          "[gradcheck][div][div_scalar]") {
   auto f = [](const Inputs& v) { return div(v[0], v[1]); };
   CHECK(gradcheck(f, {random_f64({2, 3}, 1), away_from_zero_f64({2, 3}, 2)}));
   CHECK(gradcheck(f, {random_f64({2, 3}, 1), away_from_zero_f64({2, 1}, 2)}));

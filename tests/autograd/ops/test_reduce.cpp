@@ -37,7 +37,8 @@ TEST_CASE("var: gradcheck, unbiased and population", "[gradcheck][var]") {
                   {random_f64({4, 3}, 2).t()}));
 }
 
-TEST_CASE("max: gradcheck along a dim, with and without keepdim", "[gradcheck][max]") {
+TEST_CASE("max: gradcheck along a dim, with and without keepdim, and of all elements",
+          "[gradcheck][max][max_all]") {
   // Distinct values, so that the max moves nowhere under a 1e-6 nudge.
   const Tensor x = Tensor::from({{0.1, 0.9, -0.4}, {0.7, -0.2, 0.3}}, DType::Float64);
   CHECK(gradcheck([](const Inputs& v) { return max(v[0], 1); }, {x}));

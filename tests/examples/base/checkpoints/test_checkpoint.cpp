@@ -154,6 +154,12 @@ std::vector<std::string> entries(const fs::path& dir) {
   return names;
 }
 
+// translate::train in this test program's single process (rank 0 of 1).
+std::string train(const TrainOptions& options) {
+  nn::distributed::Communicator one_process;
+  return translate::train(options, one_process);
+}
+
 }  // namespace
 
 TEST_CASE("checkpoint: save and load give back config, weights, optimizer, trainer, tokenizers",

@@ -92,7 +92,8 @@ std::string train_line(TrainerOptions options, const std::string& dir, int64_t p
   options.out_dir = dir;
   std::FILE* out = std::tmpfile();
   Progress progress(out);
-  const DataParallel parallel;
+  nn::distributed::Communicator one_process;
+  const DataParallel parallel(one_process);
   const OpenedRun run = open_run(options, parallel, progress);
   LineTask task(run.state.position, poison_at);
   if (run.checkpoint) task.model().load_state_dict(run.checkpoint->model);  // the family's part
@@ -208,7 +209,8 @@ TEST_CASE("trainer: a recipe without the model's width is refused", "[trainer]")
   LineTask task;
   TrainerOptions options;
   Progress progress(nullptr);
-  const DataParallel parallel;
+  nn::distributed::Communicator one_process;
+  const DataParallel parallel(one_process);
   OpenedRun run;
   CHECK_THROWS_WITH(Trainer(task, options, OptimizerRecipe{}, parallel, progress, run,
                             std::chrono::steady_clock::now()),
