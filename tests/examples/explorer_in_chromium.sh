@@ -52,3 +52,10 @@ python3 "$here/check_explorer_dom.py" "$work/translate-dom.html" "encoder-decode
 render "$walkthrough_page" "" > "$work/walkthrough-dom.html"
 python3 "$here/check_explorer_dom.py" "$work/walkthrough-dom.html" "encoder self-attention" \
   all none
+# Its decoder map as the average of the heads' scores before the softmax, with the pieces the
+# rows produce.
+render "$walkthrough_page" \
+  "#sentence=1&kind=decoder%20masked%20self-attention&head=mean&values=scores" \
+  > "$work/walkthrough-scores-dom.html"
+python3 "$here/check_explorer_views.py" "$work/walkthrough-scores-dom.html" \
+  "decoder masked self-attention"
