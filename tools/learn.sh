@@ -4,7 +4,8 @@
 # builds only what the lessons' first Run-it blocks and the exercises need:
 #   attention_walkthrough   the walk-through that lessons 03-09 run (and its explorer page)
 #   atencion, the Catch2 main   what tools/exercise.sh links every judge against
-# About two minutes on 2 cores from a fresh clone (docs/notebooks.md says what was measured).
+# About a minute and a half of building on 2 idle cores from a fresh clone (the README, Lessons,
+# gives what was measured).
 # A Run-it block that needs another program names it in its first line
 # (cmake --build build -j2 --target ...): only that is built then.
 set -euo pipefail
