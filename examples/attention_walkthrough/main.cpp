@@ -67,7 +67,7 @@ void print_mask(const Tensor& mask, const Tokens& tokens) {
 }
 
 struct AttentionSteps {
-  Tensor masked_scores;  // [heads, m_q, m_k] of batch element 0, -inf where masked
+  Tensor masked_scores;  // [heads, m_q, m_k] of batch element 0, scaled, -inf where masked
   Tensor weights;        // [heads, m_q, m_k]
   Tensor output;         // [batch, m_q, d_model]
 };
@@ -277,15 +277,22 @@ void run(const std::filesystem::path& out) {
                      per_head_maps(wide.attention_weights().select(0, 0), sentence, sentence), 4,
                      false);
 
-  // Every map above in one page to click through (explorer_page.h).
-  write_explorer_page(written("explorer.html"),
-                      {{"1 and 4. I gave the dog a bone because it was hungry",
-                        {{"encoder self-attention", 0, encoder.weights, sentence, sentence},
-                         {"wide self-attention (notebook 004)", 0,
-                          wide.attention_weights().select(0, 0), sentence, sentence}}},
-                       {"2 and 3. <s> What is your name / ¿ Cuál es tu nombre ?",
-                        {{"decoder masked self-attention", 0, decoder.weights, english, english},
-                         {"encoder-decoder attention", 0, cross.weights, english, spanish}}}});
+  // Every map above in one page to click through (explorer_page.h), with the scores before the
+  // softmax. A decoder row is trained to produce the next piece of the sentence (teacher
+  // forcing): the page names it on the row's right.
+  const Tokens next_english = {"What", "is", "your", "name", "</s>"};
+  write_explorer_page(
+      written("explorer.html"),
+      {{"1 and 4. I gave the dog a bone because it was hungry",
+        {{"encoder self-attention", 0, encoder.weights, sentence, sentence,
+          encoder.masked_scores, {}},
+         {"wide self-attention (notebook 004)", 0, wide.attention_weights().select(0, 0),
+          sentence, sentence, Tensor(), {}}}},
+       {"2 and 3. <s> What is your name / ¿ Cuál es tu nombre ?",
+        {{"decoder masked self-attention", 0, decoder.weights, english, english,
+          decoder.masked_scores, next_english},
+         {"encoder-decoder attention", 0, cross.weights, english, spanish, cross.masked_scores,
+          next_english}}}});
 
   // ---- 5. block versus strided heads (notebook 002) -----------------------------------------
   heading("5. Splitting into heads: block versus strided (notebook 002, "

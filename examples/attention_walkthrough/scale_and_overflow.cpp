@@ -79,7 +79,7 @@ void show_softmax_overflow(const Variable& x, const Tokens& tokens, int64_t row)
   std::printf("  %10s %10s %12s %12s %12s\n", "key", "score", "exp(score)", "naive", "max trick");
   for (int64_t c = 0; c < scores.size(0); ++c) {
     std::printf("  %10s %10s %12s %12s %11.1f%%\n", tokens[c].c_str(),
-                number(scores.at({c}), "%.0f").c_str(),
+                number(scores.at({c}), "%.2f").c_str(),  // e^score can be checked by hand
                 number(exponentials.at({c}), "%.3g").c_str(), number(naive.at({c}), "%.4f").c_str(),
                 100 * with_max_trick.at({c}));
   }

@@ -85,7 +85,9 @@ int main(int argc, char** argv) {
     nn::clip_grad_norm(model.parameters(), 1.0);
     optimizer.set_learning_rate(schedule.learning_rate(step));
     optimizer.step();
-    if (step % 100 == 0) std::printf("step %4lld  loss %.4f\n", static_cast<long long>(step), loss.item());
+    // The first step too: the loss before any learning, about ln(vocabulary size).
+    if (step == 1 || step % 100 == 0)
+      std::printf("step %4lld  loss %.4f\n", static_cast<long long>(step), loss.item());
   }
 
   // Held-out sequences, copied by greedy decoding.

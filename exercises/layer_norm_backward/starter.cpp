@@ -1,5 +1,8 @@
-// exercises/layer_norm_backward/starter.cpp — copy me to a file of your own, write the backward,
-// and run:  tools/exercise.sh layer_norm_backward your_file.cpp
+// exercises/layer_norm_backward/starter.cpp — where the exercise starts
+// (docs/exercises.md#layer_norm_backward). Either way of starting judges the same:
+// `tools/exercise.sh layer_norm_backward` copies me to exercises/layer_norm_backward/mine.cpp (git
+// ignores it) and judges that file; or copy me anywhere and run `tools/exercise.sh
+// layer_norm_backward FILE`. I compile as I am, and my judge fails "not written yet".
 //
 // Tools (tensor/ops.h): mean(t, {-1}, true), var(t, {-1}, /*correction=*/0, true), sqrt, mul,
 // sub, sum(t, dims). Recompute μ, rstd = 1/√(σ² + eps) and x̂ from x first.

@@ -1,5 +1,8 @@
-// exercises/learning_rate/starter.cpp — copy me to a file of your own, write the schedule, and
-// run:  tools/exercise.sh learning_rate your_file.cpp
+// exercises/learning_rate/starter.cpp — where the exercise starts
+// (docs/exercises.md#learning_rate). Either way of starting judges the same: `tools/exercise.sh
+// learning_rate` copies me to exercises/learning_rate/mine.cpp (git ignores it) and judges that
+// file; or copy me anywhere and run `tools/exercise.sh learning_rate FILE`. I compile as I am, and
+// my judge fails "not written yet".
 //
 // std::pow and std::min are all you need. Before the peak the second term is the smaller one
 // (a straight line from 0); after it the first (1/√step). Check: where do they meet?

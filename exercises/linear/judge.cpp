@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "exercises/linear/linear.h"
+#include "exercises/judge_report.h"
 #include "nn/fixture.h"
 
 using namespace atencion;
@@ -27,7 +28,7 @@ TEST_CASE("linear: any leading dims", "[exercise]") {
   Variable y = exercise::linear(Variable(Tensor::ones({2, 3, 4}, DType::Float64)),
                                 Variable(Tensor::ones({5, 4}, DType::Float64)), Variable());
   REQUIRE(y.shape() == Shape{2, 3, 5});
-  CHECK(allclose(y.value(), Tensor::full({2, 3, 5}, 4.0, DType::Float64), 0, 0));
+  CHECK(judge::close_to(y.value(), Tensor::full({2, 3, 5}, 4.0, DType::Float64), 0, 0));
 }
 
 TEST_CASE("linear: equals torch.nn.Linear with its gradients", "[exercise][fixture]") {
@@ -40,10 +41,10 @@ TEST_CASE("linear: equals torch.nn.Linear with its gradients", "[exercise][fixtu
     Variable weight(fixture.tensor("param.weight"), true);
     Variable bias = has_bias ? Variable(fixture.tensor("param.bias"), true) : Variable();
     Variable y = exercise::linear(x, weight, bias);
-    REQUIRE(matches(y.value(), fixture.output()));
+    REQUIRE(judge::close_to(y.value(), fixture.output()));
     y.backward(fixture.grad_output());
-    CHECK(matches(x.grad(), fixture.grad_input("x")));
-    CHECK(matches(weight.grad(), fixture.grad_param("weight")));
-    if (has_bias) CHECK(matches(bias.grad(), fixture.grad_param("bias")));
+    CHECK(judge::close_to(x.grad(), fixture.grad_input("x")));
+    CHECK(judge::close_to(weight.grad(), fixture.grad_param("weight")));
+    if (has_bias) CHECK(judge::close_to(bias.grad(), fixture.grad_param("bias")));
   }
 }

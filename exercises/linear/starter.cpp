@@ -1,5 +1,7 @@
-// exercises/linear/starter.cpp — copy me to a file of your own, write linear, and run:
-//   tools/exercise.sh linear your_file.cpp
+// exercises/linear/starter.cpp — where the exercise starts (docs/exercises.md#linear). Either way
+// of starting judges the same: `tools/exercise.sh linear` copies me to exercises/linear/mine.cpp
+// (git ignores it) and judges that file; or copy me anywhere and run `tools/exercise.sh linear
+// FILE`. I compile as I am, and my judge fails "not written yet".
 //
 // Tools (autograd/ops.h): matmul(a, b, Trans::No, Trans::Yes) is a·bᵀ (no copy), add
 // broadcasts b over the leading dims, bias.defined() says whether there is a bias.

@@ -1,5 +1,8 @@
-// exercises/positional_encoding/starter.cpp — copy me to a file of your own, write the table,
-// and run:  tools/exercise.sh positional_encoding your_file.cpp
+// exercises/positional_encoding/starter.cpp — where the exercise starts
+// (docs/exercises.md#positional_encoding). Either way of starting judges the same:
+// `tools/exercise.sh positional_encoding` copies me to exercises/positional_encoding/mine.cpp (git
+// ignores it) and judges that file; or copy me anywhere and run `tools/exercise.sh
+// positional_encoding FILE`. I compile as I am, and my judge fails "not written yet".
 //
 // Tensor::zeros({max_len, d_model}, DType::Float64), then table.set({pos, dim}, value) or
 // table.data<double>()[pos * d_model + dim]. Careful: a sine and its cosine share ONE

@@ -1,5 +1,7 @@
-// exercises/sigmoid/starter.cpp — copy me to a file of your own, write sigmoid, and run:
-//   tools/exercise.sh sigmoid your_file.cpp
+// exercises/sigmoid/starter.cpp — where the exercise starts (docs/exercises.md#sigmoid). Either way
+// of starting judges the same: `tools/exercise.sh sigmoid` copies me to exercises/sigmoid/mine.cpp
+// (git ignores it) and judges that file; or copy me anywhere and run `tools/exercise.sh sigmoid
+// FILE`. I compile as I am, and my judge fails "not written yet".
 //
 // Every op of autograd/ops/ is  return record("name", forward value, {inputs}, backward);
 // (autograd/variable.h). The forward is computed on Tensors (tensor/ops.h: exp, neg, add,

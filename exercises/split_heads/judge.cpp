@@ -5,6 +5,7 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "exercises/split_heads/split_heads.h"
+#include "exercises/judge_report.h"
 #include "nn/fixture.h"
 #include "nn/multi_head_attention.h"
 #include "tensor/random.h"
@@ -30,7 +31,7 @@ TEST_CASE("split_heads: shapes, and merge_heads undoes it", "[exercise]") {
   REQUIRE(heads.shape() == Shape{2, 4, 5, 3});
   Variable back = exercise::merge_heads(heads);
   REQUIRE(back.shape() == Shape{2, 5, 12});
-  CHECK(allclose(back.value(), x, 0, 0));
+  CHECK(judge::close_to(back.value(), x, 0, 0));
 }
 
 TEST_CASE("split_heads: gradients flow back through split and merge", "[exercise]") {
@@ -42,7 +43,7 @@ TEST_CASE("split_heads: gradients flow back through split and merge", "[exercise
     return sum(mul(exercise::merge_heads(mul(heads, 2.0)), Variable(weights)));
   };
   auto result = gradcheck(f, {randn({2, 3, 8}, generator, DType::Float64)});
-  INFO(result.message);
+  INFO(judge::short_lines(result.message));
   CHECK(result.ok);
 }
 
@@ -68,8 +69,8 @@ TEST_CASE("split_heads: multi-head attention built on yours equals torch.nn.Mult
     Variable head_outputs = (*attention.attention)(query_heads, key_heads, value_heads,
                                                    fixture.mask());
     Variable output = (*attention.out_proj)(exercise::merge_heads(head_outputs));
-    REQUIRE(matches(output.value(), fixture.output()));
+    REQUIRE(judge::close_to(output.value(), fixture.output()));
     output.backward(fixture.grad_output());
-    CHECK(matches(query.grad(), fixture.grad_input(self ? "x" : "query")));
+    CHECK(judge::close_to(query.grad(), fixture.grad_input(self ? "x" : "query")));
   }
 }

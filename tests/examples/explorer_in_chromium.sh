@@ -47,8 +47,26 @@ render "$page" "#kind=encoder-decoder%20attention&layer=0&head=all" > "$work/tra
 python3 "$here/check_explorer_dom.py" "$work/translate-dom.html" "encoder-decoder attention" \
   all charts
 
+# A run shorter than its logging interval: its curves have fewer than two points, and the page
+# says so instead of drawing a lone dot.
+"$translate" train "${TINY_MODEL[@]}" --data "$work/pairs.tsv" --out "$work/short" --steps 3 \
+  --log-every 50 > "$work/short-train.log" 2>&1 || { cat "$work/short-train.log"; exit 1; }
+"$translate" show --model "$work/short" --html "El gato come pan." > "$work/short-show.log"
+render "$work/short/show/explorer.html" "" > "$work/short-dom.html"
+if ! grep -q 'class="note few-points">loss: .*a curve needs at least two' "$work/short-dom.html"
+then
+  echo "a run of 3 steps: the page does not say that its curves have too few points"; exit 1
+fi
+
 # The walk-through's page, as it opens: 8 heads of encoder self-attention, no training run.
 [[ -f $walkthrough_page ]] || { echo "no $walkthrough_page: run the walk-through first"; exit 1; }
 render "$walkthrough_page" "" > "$work/walkthrough-dom.html"
 python3 "$here/check_explorer_dom.py" "$work/walkthrough-dom.html" "encoder self-attention" \
   all none
+# Its decoder map as the average of the heads' scores before the softmax, with the pieces the
+# rows produce.
+render "$walkthrough_page" \
+  "#sentence=1&kind=decoder%20masked%20self-attention&head=mean&values=scores" \
+  > "$work/walkthrough-scores-dom.html"
+python3 "$here/check_explorer_views.py" "$work/walkthrough-scores-dom.html" \
+  "decoder masked self-attention"

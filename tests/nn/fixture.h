@@ -90,10 +90,11 @@ inline Closeness matches(const Tensor& actual, const Tensor& expected, double rt
     rest /= actual.shape()[d];
   }
   std::ostringstream message;
-  message.precision(17);
+  // The tolerances as written (1e-12, not 9.9999999999999998e-13), the values in full.
   message << wrong << " of " << got.size() << " elements differ (rtol " << rtol << ", atol "
-          << atol << "); worst at " << shape_to_string(index) << ": " << got[worst]
-          << " but expected " << want[worst];
+          << atol << "); worst at " << shape_to_string(index) << ": ";
+  message.precision(17);
+  message << got[worst] << " but expected " << want[worst];
   return {false, message.str()};
 }
 

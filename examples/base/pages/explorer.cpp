@@ -15,18 +15,11 @@ nlohmann::json rounded(double value) {
   return std::round(value * 1e5) / 1e5;
 }
 
-nlohmann::json map_data(const AttentionMap& map) {
-  const std::string name = map.kind + ", layer " + std::to_string(map.layer);
-  const Tensor& weights = map.weights;
-  if (weights.dim() != 3 || weights.size(1) != static_cast<int64_t>(map.query_tokens.size()) ||
-      weights.size(2) != static_cast<int64_t>(map.key_tokens.size()))
-    throw std::invalid_argument(
-        "explorer::page_data: " + name + ": weights of shape " +
-        shape_to_string(weights.shape()) + " for " + std::to_string(map.query_tokens.size()) +
-        " query and " + std::to_string(map.key_tokens.size()) +
-        " key tokens (expected [heads, queries, keys])");
-  const std::vector<double> values = weights.contiguous().to_vector();
-  const int64_t heads = weights.size(0), rows = weights.size(1), columns = weights.size(2);
+// [heads][queries][keys] as nested arrays, a masked (non-finite) cell as null.
+nlohmann::json head_matrices(const Tensor& values_tensor) {
+  const std::vector<double> values = values_tensor.contiguous().to_vector();
+  const int64_t heads = values_tensor.size(0), rows = values_tensor.size(1),
+                columns = values_tensor.size(2);
   nlohmann::json head_list = nlohmann::json::array();
   for (int64_t h = 0; h < heads; ++h) {
     nlohmann::json matrix = nlohmann::json::array();
@@ -38,11 +31,43 @@ nlohmann::json map_data(const AttentionMap& map) {
     }
     head_list.push_back(std::move(matrix));
   }
-  return {{"kind", map.kind},
-          {"layer", map.layer},
-          {"queries", map.query_tokens},
-          {"keys", map.key_tokens},
-          {"heads", std::move(head_list)}};
+  return head_list;
+}
+
+void check_shape(const std::string& name, const std::string& what, const Tensor& values,
+                 const AttentionMap& map) {
+  if (values.dim() != 3 || values.size(1) != static_cast<int64_t>(map.query_tokens.size()) ||
+      values.size(2) != static_cast<int64_t>(map.key_tokens.size()) ||
+      (what == "scores" && values.size(0) != map.weights.size(0)))
+    throw std::invalid_argument(
+        "explorer::page_data: " + name + ": " + what + " of shape " +
+        shape_to_string(values.shape()) + " for " + std::to_string(map.query_tokens.size()) +
+        " query and " + std::to_string(map.key_tokens.size()) + " key tokens (expected " +
+        (what == "scores" ? "the weights' [heads, queries, keys]" : "[heads, queries, keys]") +
+        ")");
+}
+
+nlohmann::json map_data(const AttentionMap& map) {
+  const std::string name = map.kind + ", layer " + std::to_string(map.layer);
+  check_shape(name, "weights", map.weights, map);
+  nlohmann::json data = {{"kind", map.kind},
+                         {"layer", map.layer},
+                         {"queries", map.query_tokens},
+                         {"keys", map.key_tokens},
+                         {"heads", head_matrices(map.weights)}};
+  if (map.scores.defined()) {
+    check_shape(name, "scores", map.scores, map);
+    data["scores"] = head_matrices(map.scores);
+  }
+  if (!map.output_tokens.empty()) {
+    if (map.output_tokens.size() != map.query_tokens.size())
+      throw std::invalid_argument("explorer::page_data: " + name + ": " +
+                                  std::to_string(map.output_tokens.size()) +
+                                  " output tokens for " +
+                                  std::to_string(map.query_tokens.size()) + " query rows");
+    data["outputs"] = map.output_tokens;
+  }
+  return data;
 }
 
 nlohmann::json chart_data(const Chart& chart) {

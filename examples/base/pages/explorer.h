@@ -23,6 +23,12 @@ struct AttentionMap {
   Tensor weights;                         // [heads, queries, keys]; -inf or NaN = masked
   std::vector<std::string> query_tokens;  // one per row
   std::vector<std::string> key_tokens;    // one per column
+  // Optional (empty or undefined when the program has none):
+  // the scores before the softmax, scaled and masked: [heads, queries, keys], -inf = masked;
+  Tensor scores{};
+  // in a decoder map, the piece each query row produced (greedy decoding) or, in teacher
+  // forcing, the piece it is trained to predict: one per row.
+  std::vector<std::string> output_tokens{};
 };
 
 // One sentence (or one part of the walk-through) and every attention map computed on it.
@@ -49,10 +55,11 @@ struct Page {
   std::vector<Chart> charts;  // none: the page says there is no training run
 };
 
-// The page's data as the script reads it. Weights are rounded to 5 decimals; a masked cell is
-// null. Throws std::invalid_argument naming the map and the shapes when a map's weights are
-// not [heads, queries, keys] with one token per row and per column, or a line's x and y differ
-// in length.
+// The page's data as the script reads it. Weights and scores are rounded to 5 decimals; a
+// masked cell is null. Throws std::invalid_argument naming the map and the shapes when a map's
+// weights (or its scores, when given) are not [heads, queries, keys] with one token per row and
+// per column, when its output tokens (when given) are not one per row, or when a line's x and y
+// differ in length.
 nlohmann::json page_data(const Page& page);
 
 // The whole HTML file: explorer.html with page_data(page) inside its data <script> element.

@@ -71,3 +71,27 @@ TEST_CASE("explorer page_data: shapes that do not match the tokens are refused, 
   REQUIRE_THROWS_WITH(explorer::page_data(page),
                       Contains("chart 'loss', line 'training': 2 x values but 1 y values"));
 }
+
+TEST_CASE("explorer page_data: the scores before the softmax and a decoder row's output piece, "
+          "when given",
+          "[explorer]") {
+  explorer::Page page = two_head_page();
+  CHECK_FALSE(explorer::page_data(page).at("sentences").at(0).at("maps").at(0).contains("scores"));
+  const double inf = std::numeric_limits<double>::infinity();
+  explorer::AttentionMap& map = page.sentences[0].maps[0];
+  map.scores = Tensor::from({1.5, -0.25, 0.0, 2.123456789, 0.0, 0.0,  //
+                             3.0, -1.0, 0.0, 0.0, 0.0, -inf})
+                   .reshape({2, 2, 3});
+  map.output_tokens = {"b", "</s>"};
+  const auto data = explorer::page_data(page).at("sentences").at(0).at("maps").at(0);
+  CHECK(data.at("scores").at(0).at(1).at(0).get<double>() == 2.12346);
+  CHECK(data.at("scores").at(0).at(0).at(1).get<double>() == -0.25);
+  CHECK(data.at("scores").at(1).at(1).at(2).is_null());  // masked
+  CHECK(data.at("outputs") == nlohmann::json({"b", "</s>"}));
+
+  map.output_tokens = {"b"};
+  REQUIRE_THROWS_WITH(explorer::page_data(page), Contains("1 output tokens for 2 query rows"));
+  map.output_tokens = {};
+  map.scores = Tensor::from({0.0, 1.0, 2.0}).reshape({1, 1, 3});
+  REQUIRE_THROWS_WITH(explorer::page_data(page), Contains("scores of shape [1, 1, 3]"));
+}
