@@ -32,9 +32,15 @@ explorer::Sentence attention_maps(const Translator& translator, const std::strin
                                       "has trained longer does not)"
                                     : translator.target_tokenizer.decode(target_ids));
   // attention_weights(): [batch 1, heads, queries, keys].
+  // Decoder row i reads bos y1 .. yi and produced y(i+1); the last row produced the end.
+  std::vector<std::string> produced;
+  for (int64_t id : target_ids) produced.push_back(translator.target_tokenizer.piece(id));
+  produced.push_back(translator.target_tokenizer.piece(Tokenizer::eos_id));
   auto add = [&](const std::string& kind, size_t layer, const Tensor& weights,
                  const std::vector<std::string>& queries, const std::vector<std::string>& keys) {
-    result.maps.push_back({kind, static_cast<int64_t>(layer), weights.select(0, 0), queries, keys});
+    const bool decoder_rows = &queries == &target_pieces;
+    result.maps.push_back({kind, static_cast<int64_t>(layer), weights.select(0, 0), queries, keys,
+                           Tensor(), decoder_rows ? produced : std::vector<std::string>{}});
   };
   const auto& encoder_layers = translator.model->encoder->layers;
   for (size_t l = 0; l < encoder_layers.size(); ++l)
