@@ -9,6 +9,14 @@
 //   scores = query · keyᵀ            [..., m_q, m_k]     ((m_D × n)·(n × m_E) = (m_D × m_E))
 //   output = attention_weights · value  [..., m_q, d_v]  ((m_D × m_E)·(m_E × n) = (m_D × n))
 //
+// Two paths, one result (docs/14-flash-attention.md). By default forward() runs the fused
+// kernel (autograd's flash_attention): the same formula computed tile by tile, never holding
+// the [..., m_q, m_k] weights, so memory grows with m_q + m_k instead of m_q · m_k. The
+// step-by-step path above, the one the lessons read, runs when asked (set_path) and whenever
+// query, key and value have different leading dims (broadcasting). attention_weights() works
+// after either: the fused path keeps the last query, key and mask (no weights) and computes the
+// weights from them, by the step-by-step lines, on the first call. A test pins both paths equal.
+//
 // Arguments come in the order query, key, value. The notebooks' forward(key, query, value)
 // takes the key first while their MultiHeadAttention passes (Q, K, V): with different
 // projections that computes softmax(K Qᵀ) instead of softmax(Q Kᵀ). Ours follows the paper.
@@ -25,6 +33,8 @@ namespace atencion::nn {
 
 class ScaledDotProductAttention : public Module {
  public:
+  enum class Path { Fused, StepByStep };
+
   ScaledDotProductAttention();  // no dropout
   // Dropout with probability `dropout` on the attention weights while training (as
   // torch.nn.MultiheadAttention does); its seed is drawn from `generator`.
@@ -41,13 +51,26 @@ class ScaledDotProductAttention : public Module {
 
   // softmax(Q Kᵀ / √d_k) of the last forward call, [..., m_q, m_k], without history: for
   // inspection and heat maps (before dropout, so each row sums to 1 or is all zero).
-  const Tensor& attention_weights() const { return attention_weights_; }
+  const Tensor& attention_weights() const;
+
+  void set_path(Path path) { path_ = path; }
+  Path path() const { return path_; }
 
   std::string type_name() const override;
 
  private:
+  Variable forward_step_by_step(const Variable& query, const Variable& key,
+                                const Variable& value, const Tensor& mask);
+
   std::shared_ptr<Dropout> dropout_;
-  Tensor attention_weights_;
+  Path path_ = Path::Fused;
+  // The last forward's weights, or (fused path) what computes them when first asked for.
+  mutable Tensor attention_weights_;
+  Tensor last_query_, last_key_, last_mask_;
 };
+
+// Sets the path of every ScaledDotProductAttention in `model` (itself included), e.g. a whole
+// Transformer step by step for a lesson, or to compare the two paths.
+void set_attention_path(Module& model, ScaledDotProductAttention::Path path);
 
 }  // namespace atencion::nn
