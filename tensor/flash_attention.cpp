@@ -88,19 +88,57 @@ MaskView mask_view(const Tensor& mask, const Shape& scores, int64_t batch) {
 
 // What a tile of the mask lets through: nothing (the tile is skipped: the upper triangle of a
 // causal mask), everything (no −∞ to write), or some.
-enum class Visible { None, Some, All };
+enum class Visible : uint8_t { None, Some, All };
 
-Visible tile_visibility(const MaskView& mask, int64_t b, int64_t row0, int64_t rows, int64_t col0,
-                        int64_t cols) {
-  if (!mask.data) return Visible::All;
+Visible classify_tile(const MaskView& mask, int64_t b, int64_t row0, int64_t rows, int64_t col0,
+                      int64_t cols) {
   bool any = false, all = true;
-  for (int64_t i = row0; i < row0 + rows; ++i)
+  for (int64_t i = row0; i < row0 + rows; ++i) {
+    const bool* row = mask.data + mask.offsets[static_cast<size_t>(b)] + i * mask.row_stride;
     for (int64_t j = col0; j < col0 + cols; ++j) {
-      const bool visible = mask.at(b, i, j);
+      const bool visible = row[j * mask.col_stride];
       any |= visible;
       all &= visible;
     }
+  }
   return all ? Visible::All : (any ? Visible::Some : Visible::None);
+}
+
+// Every tile's Visible, found once per call and per distinct matrix of the mask: a causal mask
+// [T, T] is one matrix for every (batch, head), a padding mask [B, 1, 1, T] one per batch row.
+struct TileMap {
+  int64_t query_tiles = 0, key_tiles = 0;
+  std::vector<int64_t> slice_of;  // per flat leading index: its mask matrix; empty: no mask
+  std::vector<Visible> visible;   // [slice][query tile][key tile]
+  Visible at(int64_t b, int64_t row0, int64_t col0) const {
+    if (slice_of.empty()) return Visible::All;
+    const int64_t slice = slice_of[static_cast<size_t>(b)];
+    return visible[static_cast<size_t>((slice * query_tiles + row0 / kQueryTile) * key_tiles +
+                                       col0 / kKeyTile)];
+  }
+};
+
+TileMap tile_map(const MaskView& mask, int64_t batch, int64_t m_q, int64_t m_k) {
+  TileMap map;
+  map.query_tiles = (m_q + kQueryTile - 1) / kQueryTile;
+  map.key_tiles = (m_k + kKeyTile - 1) / kKeyTile;
+  if (!mask.data) return map;
+  std::vector<int64_t> first_with;  // per slice, a leading index whose mask matrix it is
+  for (int64_t b = 0; b < batch; ++b) {
+    const int64_t offset = mask.offsets[static_cast<size_t>(b)];
+    int64_t slice = 0;
+    while (slice < static_cast<int64_t>(first_with.size()) &&
+           mask.offsets[static_cast<size_t>(first_with[slice])] != offset)
+      ++slice;
+    if (slice == static_cast<int64_t>(first_with.size())) first_with.push_back(b);
+    map.slice_of.push_back(slice);
+  }
+  for (const int64_t b : first_with)
+    for (int64_t row0 = 0; row0 < m_q; row0 += kQueryTile)
+      for (int64_t col0 = 0; col0 < m_k; col0 += kKeyTile)
+        map.visible.push_back(classify_tile(mask, b, row0, std::min(kQueryTile, m_q - row0), col0,
+                                            std::min(kKeyTile, m_k - col0)));
+  return map;
 }
 
 // ---- the problem, shared by forward and backward -----------------------------------------------
@@ -110,6 +148,7 @@ struct Problem {
   int64_t batch, m_q, m_k, d_k, d_v;
   Matrices<T> query, key, value;
   MaskView mask;
+  TileMap tiles;
   T scale;
   double dropout_p;
   Generator draws;
@@ -193,7 +232,7 @@ void forward_tile(const Problem<T>& p, int64_t b, int64_t row0, T* output, T* lo
 
   for (int64_t col0 = 0; col0 < p.m_k; col0 += kKeyTile) {
     const int64_t cols = std::min(kKeyTile, p.m_k - col0);
-    const Visible visible = tile_visibility(p.mask, b, row0, rows, col0, cols);
+    const Visible visible = p.tiles.at(b, row0, col0);
     if (visible == Visible::None) continue;
     tile_scores(p, scores.data(), b, row0, rows, col0, cols, visible);
     // The online softmax. With m_new = max(m_old, max_j S_ij) over the keys seen so far,
@@ -261,7 +300,7 @@ void backward_matrix(const Problem<T>& p, int64_t b, const T* grad_output, const
     T* dV = grad_value + col0 * p.d_v;  // every query tile below
     for (int64_t row0 = 0; row0 < p.m_q; row0 += kQueryTile) {
       const int64_t rows = std::min(kQueryTile, p.m_q - row0);
-      const Visible visible = tile_visibility(p.mask, b, row0, rows, col0, cols);
+      const Visible visible = p.tiles.at(b, row0, col0);
       if (visible == Visible::None) continue;
       // In the forward P_ij = e^(S_ij − m_i) / l_i; with L_i = m_i + log l_i that is
       // e^(S_ij − L_i): the tile comes back from Q, K and L alone.
@@ -339,6 +378,7 @@ Problem<T> problem(const Tensor& query, const Tensor& key, const Tensor& value, 
                    double scale, const AttentionDropout& dropout) {
   int64_t leading = 1;  // the flat leading index b runs over [0, leading)
   for (int64_t d = 0; d + 2 < query.dim(); ++d) leading *= query.shape()[d];
+  const MaskView view = mask_view(mask, scores_shape(query, key), leading);
   return Problem<T>{leading,
                     query.size(-2),
                     key.size(-2),
@@ -347,7 +387,8 @@ Problem<T> problem(const Tensor& query, const Tensor& key, const Tensor& value, 
                     matrices<T>(query, leading),
                     matrices<T>(key, leading),
                     matrices<T>(value, leading),
-                    mask_view(mask, scores_shape(query, key), leading),
+                    view,
+                    tile_map(view, leading, query.size(-2), key.size(-2)),
                     static_cast<T>(scale),
                     dropout.p,
                     dropout.draws};
