@@ -1,7 +1,7 @@
 // nn/scaled_dot_product_attention.h — Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.
 // Lesson: docs/05-scaled-dot-product-attention.md ; notebooks 003, 000 and 001.
 //
-// forward() reads as the notebooks' diagram, one named line per box:
+// The step-by-step path reads as the notebooks' diagram, one named line per box:
 //   MatMul → Scale → Mask (optional) → Softmax → (Dropout) → MatMul
 //
 // Shapes (any leading batch dims, e.g. [batch, heads]):

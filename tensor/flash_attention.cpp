@@ -249,8 +249,7 @@ void forward_tile(const Problem<T>& p, int64_t b, int64_t row0, T* output, T* lo
       }
       const T rescale = exp_of(m[r] - m_new);  // e^(m_old − m_new); 0 when m_old = −∞
       l[r] = static_cast<double>(rescale) * l[r] + exp_shifted(row, cols, m_new);
-      if (rescale != T(1))
-        for (int64_t d = 0; d < p.d_v; ++d) acc[r * p.d_v + d] *= rescale;
+      for (int64_t d = 0; d < p.d_v; ++d) acc[r * p.d_v + d] *= rescale;
       m[r] = m_new;
       if (p.dropout_p > 0) multiply_by_dropout(p, row, b, row0 + r, col0, cols);
     }
