@@ -319,13 +319,16 @@ void backward_matrix(const Problem<T>& p, int64_t b, const T* grad_output, const
       // ... and d(P ∘ Z) = dO Vᵀ, so dP = Z ∘ (dO Vᵀ)
       gemm(GemmShape{rows, cols, p.d_v, false, true, p.d_v, p.value.row_stride, kKeyTile}, dO,
            value + col0 * p.value.row_stride, dS.data(), false);
-      // P = softmax(S): dS_ij = P_ij (dP_ij − D_i), times `scale` for S = scale · Q Kᵀ.
+      // P = softmax(S): dS_ij = P_ij (dP_ij − D_i), times `scale` for S = scale · Q Kᵀ. Where
+      // P_ij = 0 (a masked key) dS_ij is 0 even if dP_ij overflowed to ±∞ (0 · ∞ would be NaN),
+      // as the step-by-step path's masked_fill gives a masked score no gradient.
       for (int64_t r = 0; r < rows; ++r) {
         T* dS_row = dS.data() + r * kKeyTile;
         if (p.dropout_p > 0) multiply_by_dropout(p, dS_row, b, row0 + r, col0, cols);
         const T* P_row = P.data() + r * kKeyTile;
         const T D_i = D[row0 + r];
-        for (int64_t c = 0; c < cols; ++c) dS_row[c] = P_row[c] * (dS_row[c] - D_i) * p.scale;
+        for (int64_t c = 0; c < cols; ++c)
+          dS_row[c] = P_row[c] != T(0) ? P_row[c] * (dS_row[c] - D_i) * p.scale : T(0);
       }
       // S = scale · Q Kᵀ: dQ_i += dS K_j and dK_j += dSᵀ Q_i
       gemm(GemmShape{rows, p.d_k, cols, false, false, kKeyTile, p.key.row_stride, p.d_k},
