@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -220,12 +221,22 @@ void tile_scores(const Problem<T>& p, T* scores, int64_t b, int64_t row0, int64_
   scale_and_mask(p, scores, b, row0, rows, col0, cols, visible);
 }
 
+// One thread's tile-sized scratch buffer number `which`, kQueryTile × kKeyTile numbers with row
+// stride kKeyTile, kept between calls and not initialised: each use writes the rows × cols of a
+// tile before it reads them.
+template <typename T>
+T* tile_buffer(int which) {
+  thread_local std::unique_ptr<T[]> buffers[3];
+  if (!buffers[which]) buffers[which].reset(new T[kQueryTile * kKeyTile]);
+  return buffers[which].get();
+}
+
 // ---- forward: one tile of queries against every tile of keys ----------------------------------
 
 template <typename T>
 void forward_tile(const Problem<T>& p, int64_t b, int64_t row0, T* output, T* logsumexp) {
   const int64_t rows = std::min(kQueryTile, p.m_q - row0);
-  std::vector<T> scores(static_cast<size_t>(kQueryTile * kKeyTile));
+  T* const scores = tile_buffer<T>(0);
   std::vector<T> acc(static_cast<size_t>(rows * p.d_v), T(0));  // Σ_j e^(S_ij − m_i) Z_ij v_j
   std::vector<T> m(static_cast<size_t>(rows), -std::numeric_limits<T>::infinity());
   std::vector<double> l(static_cast<size_t>(rows), 0.0);
@@ -234,14 +245,14 @@ void forward_tile(const Problem<T>& p, int64_t b, int64_t row0, T* output, T* lo
     const int64_t cols = std::min(kKeyTile, p.m_k - col0);
     const Visible visible = p.tiles.at(b, row0, col0);
     if (visible == Visible::None) continue;
-    tile_scores(p, scores.data(), b, row0, rows, col0, cols, visible);
+    tile_scores(p, scores, b, row0, rows, col0, cols, visible);
     // The online softmax. With m_new = max(m_old, max_j S_ij) over the keys seen so far,
     //   l_new = e^(m_old − m_new) · l_old + Σ_j e^(S_ij − m_new)
     //   acc_new = e^(m_old − m_new) · acc_old + Σ_j e^(S_ij − m_new) Z_ij v_j
     // since every earlier term e^(S − m_old) becomes e^(S − m_new) once multiplied by
     // e^(m_old − m_new): the sums are those of the whole row so far, as if m_new had been known.
     for (int64_t r = 0; r < rows; ++r) {
-      T* row = scores.data() + r * kKeyTile;
+      T* row = scores + r * kKeyTile;
       const T m_new = std::max(m[r], detail::row_max<kLanes>(row, cols));
       if (m_new == -std::numeric_limits<T>::infinity()) {  // no visible key yet: nothing to add
         std::fill(row, row + cols, T(0));
@@ -255,7 +266,7 @@ void forward_tile(const Problem<T>& p, int64_t b, int64_t row0, T* output, T* lo
     }
     // acc += (e^(S − m) ∘ Z) V_j
     const GemmShape pv{rows, p.d_v, cols, false, false, kKeyTile, p.value.row_stride, p.d_v};
-    gemm(pv, scores.data(), p.value.matrix(b) + col0 * p.value.row_stride, acc.data(), true);
+    gemm(pv, scores, p.value.matrix(b) + col0 * p.value.row_stride, acc.data(), true);
   }
   // O_i = acc_i / l_i and L_i = m_i + log l_i; a row that saw no key: O_i = 0, L_i = +∞.
   for (int64_t r = 0; r < rows; ++r) {
@@ -286,9 +297,9 @@ void backward_matrix(const Problem<T>& p, int64_t b, const T* grad_output, const
       total += static_cast<double>(grad_output[i * p.d_v + d]) * output[i * p.d_v + d];
     D[i] = static_cast<T>(total);
   }
-  std::vector<T> P(static_cast<size_t>(kQueryTile * kKeyTile));
-  std::vector<T> dropped(static_cast<size_t>(kQueryTile * kKeyTile));  // P ∘ Z
-  std::vector<T> dS(static_cast<size_t>(kQueryTile * kKeyTile));
+  T* const P = tile_buffer<T>(0);
+  T* const dropped = tile_buffer<T>(1);  // P ∘ Z
+  T* const dS = tile_buffer<T>(2);
   const T* query = p.query.matrix(b);
   const T* key = p.key.matrix(b);
   const T* value = p.value.matrix(b);
@@ -303,14 +314,15 @@ void backward_matrix(const Problem<T>& p, int64_t b, const T* grad_output, const
       if (visible == Visible::None) continue;
       // In the forward P_ij = e^(S_ij − m_i) / l_i; with L_i = m_i + log l_i that is
       // e^(S_ij − L_i): the tile comes back from Q, K and L alone.
-      tile_scores(p, P.data(), b, row0, rows, col0, cols, visible);
-      for (int64_t r = 0; r < rows; ++r) exp_shifted(P.data() + r * kKeyTile, cols, logsumexp[row0 + r]);
-      const T* P_used = P.data();  // P ∘ Z, what multiplied V in the forward
+      tile_scores(p, P, b, row0, rows, col0, cols, visible);
+      for (int64_t r = 0; r < rows; ++r) exp_shifted(P + r * kKeyTile, cols, logsumexp[row0 + r]);
+      const T* P_used = P;  // P ∘ Z, what multiplied V in the forward
       if (p.dropout_p > 0) {
-        std::copy(P.begin(), P.end(), dropped.begin());
-        for (int64_t r = 0; r < rows; ++r)
-          multiply_by_dropout(p, dropped.data() + r * kKeyTile, b, row0 + r, col0, cols);
-        P_used = dropped.data();
+        for (int64_t r = 0; r < rows; ++r) {
+          std::copy(P + r * kKeyTile, P + r * kKeyTile + cols, dropped + r * kKeyTile);
+          multiply_by_dropout(p, dropped + r * kKeyTile, b, row0 + r, col0, cols);
+        }
+        P_used = dropped;
       }
       const T* dO = grad_output + row0 * p.d_v;
       // O = (P ∘ Z) V, so dV_j += (P ∘ Z)ᵀ dO
@@ -318,23 +330,23 @@ void backward_matrix(const Problem<T>& p, int64_t b, const T* grad_output, const
            true);
       // ... and d(P ∘ Z) = dO Vᵀ, so dP = Z ∘ (dO Vᵀ)
       gemm(GemmShape{rows, cols, p.d_v, false, true, p.d_v, p.value.row_stride, kKeyTile}, dO,
-           value + col0 * p.value.row_stride, dS.data(), false);
+           value + col0 * p.value.row_stride, dS, false);
       // P = softmax(S): dS_ij = P_ij (dP_ij − D_i), times `scale` for S = scale · Q Kᵀ. Where
       // P_ij = 0 (a masked key) dS_ij is 0 even if dP_ij overflowed to ±∞ (0 · ∞ would be NaN),
       // as the step-by-step path's masked_fill gives a masked score no gradient.
       for (int64_t r = 0; r < rows; ++r) {
-        T* dS_row = dS.data() + r * kKeyTile;
+        T* dS_row = dS + r * kKeyTile;
         if (p.dropout_p > 0) multiply_by_dropout(p, dS_row, b, row0 + r, col0, cols);
-        const T* P_row = P.data() + r * kKeyTile;
+        const T* P_row = P + r * kKeyTile;
         const T D_i = D[row0 + r];
         for (int64_t c = 0; c < cols; ++c)
           dS_row[c] = P_row[c] != T(0) ? P_row[c] * (dS_row[c] - D_i) * p.scale : T(0);
       }
       // S = scale · Q Kᵀ: dQ_i += dS K_j and dK_j += dSᵀ Q_i
       gemm(GemmShape{rows, p.d_k, cols, false, false, kKeyTile, p.key.row_stride, p.d_k},
-           dS.data(), key + col0 * p.key.row_stride, grad_query + row0 * p.d_k, true);
+           dS, key + col0 * p.key.row_stride, grad_query + row0 * p.d_k, true);
       gemm(GemmShape{cols, p.d_k, rows, true, false, kKeyTile, p.query.row_stride, p.d_k},
-           dS.data(), query + row0 * p.query.row_stride, dK, true);
+           dS, query + row0 * p.query.row_stride, dK, true);
     }
   }
 }
