@@ -154,4 +154,16 @@ Variable maximum(const Variable& a, const Variable& b);
 // (the backward replays the same draws from a copy of the generator: no mask is stored)
 Variable dropout(const Variable& x, double p, Generator& generator);
 
+// ---- fused attention (autograd/ops/flash_attention.cpp), docs/14-flash-attention.md -----------
+// Y = (P ∘ Z) V,  P = softmax(scale · Q Kᵀ, −∞ where mask is false),  Z dropout's factors (none
+// in the first form; the second draws them as dropout(P, p, generator) would), computed tile by
+// tile without P. query [..., m_q, d_k], key [..., m_k, d_k], value [..., m_k, d_v] (equal leading
+// dims), mask Bool broadcasting to [..., m_q, m_k] or undefined.
+//   dV = (P ∘ Z)ᵀ g   dS = P ∘ (Z ∘ (g Vᵀ) − D),  D = rowsum(g ∘ Y)   dQ = scale · dS K
+//   dK = scale · dSᵀ Q   (P rebuilt from Q, K and the row log-sum-exp kept by the forward)
+Variable flash_attention(const Variable& query, const Variable& key, const Variable& value,
+                         const Tensor& mask, double scale);
+Variable flash_attention(const Variable& query, const Variable& key, const Variable& value,
+                         const Tensor& mask, double scale, double dropout, Generator& generator);
+
 }  // namespace atencion

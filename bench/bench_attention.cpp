@@ -8,6 +8,14 @@
 //   mha_forward_backward/B32_T64_D512_H8   the same, then backward from a fixed gradient
 //   mha_forward/B64_T20_D128_H4            the tiny translator's shape
 //   mha_forward_backward/B64_T20_D128_H4
+//   attention_long/T256, T1024, T4096      causal self-attention, forward + backward, over
+//                                          B·T = 8,192 tokens (B = 32, 8, 2), d_model 512, 8 heads
+//   attention_long_step_by_step/T...       the same on the step-by-step path (set_path), which
+//                                          holds the [B, 8, T, T] weights: its memory, for the
+//                                          lesson (docs/14-flash-attention.md)
+// The attention runs on its default, fused path (nn/scaled_dot_product_attention.h) except in
+// the step-by-step cases. compare.py runs each attention_long case in a process of its own and
+// reports its peak RSS.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -15,6 +23,7 @@
 #include <string>
 
 #include "autograd/variable.h"
+#include "nn/masks.h"
 #include "nn/multi_head_attention.h"
 #include "bench/thread_sweep.h"
 #include "tensor/random.h"
@@ -26,6 +35,8 @@ using atencion::Variable;
 
 struct AttentionShape {
   int64_t batch, tokens, d_model, heads;
+  bool causal = false;
+  bool step_by_step = false;
 };
 
 // Runs `step` once per iteration on the case's `threads` and reports `tokens_per_second`
@@ -42,19 +53,23 @@ void measure_tokens(benchmark::State& state, const AttentionShape& shape, bool b
   const double tokens = static_cast<double>(shape.batch * shape.tokens * state.iterations());
   const std::string case_name = std::to_string(shape.batch) + "x" +
                                 std::to_string(shape.tokens) + "x" +
-                                std::to_string(shape.d_model) + (backward ? " backward" : "");
+                                std::to_string(shape.d_model) + (backward ? " backward" : "") +
+                                (shape.step_by_step ? " step by step" : "");
   atencion::bench::report_rate(state, case_name, threads, "tokens_per_second", tokens / seconds);
 }
 
 void run_attention(benchmark::State& state, const AttentionShape& shape, bool backward) {
   atencion::Generator generator(42);
   atencion::nn::MultiHeadAttention attention(shape.d_model, shape.heads, generator);
+  if (shape.step_by_step)
+    attention.attention->set_path(atencion::nn::ScaledDotProductAttention::Path::StepByStep);
+  const Tensor mask = shape.causal ? atencion::nn::causal_mask(shape.tokens) : Tensor();
   const Tensor x_value = atencion::randn({shape.batch, shape.tokens, shape.d_model}, generator);
   const Tensor grad_output =
       atencion::randn({shape.batch, shape.tokens, shape.d_model}, generator);
   measure_tokens(state, shape, backward, [&] {
     Variable x(x_value, /*requires_grad=*/backward);
-    Variable y = attention(x, x, x);
+    Variable y = attention(x, x, x, mask);
     if (backward) {
       y.backward(grad_output);
       attention.zero_grad();
@@ -70,6 +85,17 @@ void forward_backward_wide(benchmark::State& state) { run_attention(state, kWide
 void forward_tiny(benchmark::State& state) { run_attention(state, kTiny, false); }
 void forward_backward_tiny(benchmark::State& state) { run_attention(state, kTiny, true); }
 
+// B·T = 8,192 tokens at every length.
+void long_case(benchmark::State& state, int64_t tokens, bool step_by_step) {
+  run_attention(state, {8192 / tokens, tokens, 512, 8, true, step_by_step}, true);
+}
+void long_256(benchmark::State& state) { long_case(state, 256, false); }
+void long_1024(benchmark::State& state) { long_case(state, 1024, false); }
+void long_4096(benchmark::State& state) { long_case(state, 4096, false); }
+void long_step_256(benchmark::State& state) { long_case(state, 256, true); }
+void long_step_1024(benchmark::State& state) { long_case(state, 1024, true); }
+void long_step_4096(benchmark::State& state) { long_case(state, 4096, true); }
+
 }  // namespace
 
 void attention_case(benchmark::internal::Benchmark* b) {
@@ -84,5 +110,12 @@ BENCHMARK(forward_tiny)->Name("mha_forward/B64_T20_D128_H4")->Apply(attention_ca
 BENCHMARK(forward_backward_tiny)
     ->Name("mha_forward_backward/B64_T20_D128_H4")
     ->Apply(attention_case);
+
+BENCHMARK(long_256)->Name("attention_long/T256")->Apply(attention_case);
+BENCHMARK(long_1024)->Name("attention_long/T1024")->Apply(attention_case);
+BENCHMARK(long_4096)->Name("attention_long/T4096")->Apply(attention_case);
+BENCHMARK(long_step_256)->Name("attention_long_step_by_step/T256")->Apply(attention_case);
+BENCHMARK(long_step_1024)->Name("attention_long_step_by_step/T1024")->Apply(attention_case);
+BENCHMARK(long_step_4096)->Name("attention_long_step_by_step/T4096")->Apply(attention_case);
 
 BENCHMARK_MAIN();

@@ -4,16 +4,21 @@
 Runs the Google Benchmark programs of bench/ (JSON output) and the same cases in PyTorch and in
 OpenBLAS's cblas_sgemm (through ctypes), each baseline over a small grid of settings (see
 backends(): threads of each pool, OPENBLAS_CORETYPE as set or unset), and compares atencion with
-each baseline at its BEST setting, which the table names. Every setting runs in its own process;
-the rounds alternate between them so that a busy moment on a shared machine does not fall on one
-column only, and each figure is the best of the rounds. Prints a markdown table of the rates,
-atencion's ratios and its fraction of the machine's measured FMA peak (bench_peak), the peak RSS
-of the cases that run alone in a process (a training step) and the page faults and system time of
-atencion's steps (docs/performance.md).
+each baseline at its BEST setting (the one with the highest median), which the table names. Every
+setting runs in its own process. The rounds alternate the order of the two sides, atencion first
+in one round and last in the next (A B, B A, A B, ...), so that a busy moment on a shared machine
+does not fall on one side only; each side's figure is given as min / median / max over the
+rounds, and atencion's ratio as the ratio of the medians with its range (our min over their max
+to our max over their min). The output opens with the CPU model, its core count and its measured
+FMA peak (bench_peak); then a markdown table of the rates, the ratios and the fraction of that
+peak, the time per token and peak RSS of the long-attention cases and of the cases that run alone
+in a process (a training step), and the page faults and system time of atencion's steps
+(docs/performance.md).
 
     /usr/bin/python3 bench/compare.py --build build            # every case
     /usr/bin/python3 bench/compare.py --build build --filter 'matmul/(512|1024)' --rounds 5
     /usr/bin/python3 bench/compare.py --build build --threads 16 --sweep --filter mha   # 1..16
+    /usr/bin/python3 bench/compare.py --build build --filter attention_long --rounds 3
 
 Adding a case: append a Case to CASES with the program and benchmark name that measure it in
 C++, the metric that program reports as a counter, and a `setup` ("pytorch", "openblas") that
@@ -134,9 +139,10 @@ PEAK_ONE_THREAD = "peak/fma/threads:1"
 PEAK_ALL_THREADS = PEAK_ONE_THREAD
 
 
-def torch_attention_setup(batch, tokens, d_model, heads, backward):
-    """torch.nn.MultiheadAttention self-attention (batch_first, no mask, no dropout), forward
-    with autograd recording as atencion does, and optionally backward from a fixed gradient."""
+def torch_attention_setup(batch, tokens, d_model, heads, backward, causal=False):
+    """torch.nn.MultiheadAttention self-attention (batch_first, no dropout; causal: a Bool
+    attn_mask hiding the future, torch's True = hidden), forward with autograd recording as
+    atencion does, and optionally backward from a fixed gradient."""
     def setup(threads):
         import torch
 
@@ -145,9 +151,11 @@ def torch_attention_setup(batch, tokens, d_model, heads, backward):
         attention = torch.nn.MultiheadAttention(d_model, heads, batch_first=True)
         x = torch.randn(batch, tokens, d_model, requires_grad=backward)
         grad_output = torch.randn(batch, tokens, d_model)
+        mask = (torch.triu(torch.ones(tokens, tokens, dtype=torch.bool), diagonal=1)
+                if causal else None)
 
         def run():
-            y, _ = attention(x, x, x, need_weights=False)
+            y, _ = attention(x, x, x, attn_mask=mask, need_weights=False)
             if backward:
                 y.backward(grad_output)
                 attention.zero_grad()
@@ -212,6 +220,18 @@ for shape, (batch, tokens, d_model, heads) in [("B32_T64_D512_H8", (32, 64, 512,
         CASES.append(Case(f"{kind}/{shape}", "bench_attention", "tokens_per_second",
                           batch * tokens, {"pytorch": torch_attention_setup(
                               batch, tokens, d_model, heads, backward)}, threaded=True))
+# Long inputs: causal self-attention, forward + backward, B·T = 8,192 tokens, d 512, 8 heads, each
+# length in a process of its own (its peak RSS is the memory that length needs). The
+# step-by-step cases are atencion alone, on the path that holds the [B, 8, T, T] weights.
+LONG_TOKENS = 8192
+for tokens in (256, 1024, 4096):
+    CASES.append(Case(f"attention_long/T{tokens}", "bench_attention", "tokens_per_second",
+                      LONG_TOKENS, {"pytorch": torch_attention_setup(
+                          LONG_TOKENS // tokens, tokens, 512, 8, True, causal=True)},
+                      own_process=True, threaded=True))
+for tokens in (256, 1024, 4096):
+    CASES.append(Case(f"attention_long_step_by_step/T{tokens}", "bench_attention",
+                      "tokens_per_second", LONG_TOKENS, own_process=True, threaded=True))
 for name, (d_model, d_ff, vocabulary, batch, tokens) in [("tiny", (128, 512, 4000, 64, 20)),
                                                         ("translator", (256, 1024, 8000, 128, 16))]:
     CASES.append(Case(f"train_step/{name}", "bench_train_step", "tokens_per_second",
@@ -420,57 +440,113 @@ def format_rate(value: Optional[float]) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
 
 
-def format_ratio(ours: Optional[float], theirs: Optional[float]) -> str:
-    return "—" if ours is None or not theirs else f"{ours / theirs:.2f}×"
+def spread(values: Optional[List[float]]) -> Optional[Tuple[float, float, float]]:
+    """min, median, max of one side's rounds."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    median = (ordered[middle] if len(ordered) % 2
+              else (ordered[middle - 1] + ordered[middle]) / 2)
+    return ordered[0], median, ordered[-1]
 
 
-def best_of(values: Dict[str, Dict[str, float]], columns: List[str],
-            name: str) -> Tuple[Optional[float], Optional[str]]:
-    """The best figure of a case over a baseline's settings, and the setting that gave it."""
-    measured = [(values[c][name], c) for c in columns if values[c].get(name)]
-    return max(measured) if measured else (None, None)
+def format_spread(values: Optional[List[float]]) -> str:
+    """ "median (min–max)" of a side's rounds."""
+    s = spread(values)
+    if s is None:
+        return "—"
+    return f"{format_rate(s[1])} ({format_rate(s[0])}–{format_rate(s[2])})"
 
 
-def table(cases: List[Case], best: Dict[str, Dict[str, float]],
+def format_ratio(ours: Optional[List[float]], theirs: Optional[List[float]]) -> str:
+    """The ratio of the medians, and its range: our slowest round over their fastest to our
+    fastest over their slowest."""
+    a, b = spread(ours), spread(theirs)
+    if a is None or b is None or not b[0]:
+        return "—"
+    return f"{a[1] / b[1]:.2f}× ({a[0] / b[2]:.2f}–{a[2] / b[0]:.2f})"
+
+
+def best_of(rounds: Dict[str, Dict[str, List[float]]], columns: List[str],
+            name: str) -> Tuple[Optional[List[float]], Optional[str]]:
+    """A baseline's rounds at its best setting (the highest median), and that setting."""
+    measured = [(spread(rounds[c][name])[1], c) for c in columns if rounds[c].get(name)]
+    if not measured:
+        return None, None
+    setting = max(measured)[1]
+    return rounds[setting][name], setting
+
+
+def table(cases: List[Case], rounds: Dict[str, Dict[str, List[float]]],
           all_backends: Dict[str, Backend]) -> str:
-    """atencion next to each baseline at its best setting (named), with atencion's ratios; for
-    GFLOP/s, also the fraction of this machine's measured FMA peak (peak/fma, same run)."""
+    """atencion next to each baseline at its best setting (named), median (min–max) over the
+    rounds, with atencion's ratios of medians (range); for GFLOP/s, also the fraction of this
+    machine's measured FMA peak (peak/fma, median, same run)."""
     titles = ["case", "unit", "atencion", "fraction of peak", "best PyTorch", "its setting",
               "best OpenBLAS", "its setting", "vs best PyTorch", "vs best OpenBLAS"]
     lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
     units = {"gflops": "GFLOP/s", "tokens_per_second": "tokens/s",
              "sentences_per_second": "sentences/s"}
-    ours = best["atencion"]
+    ours = rounds["atencion"]
     for case in cases:
         if case.name.startswith("peak/"):
             continue
         value = ours.get(case.name)
-        torch, torch_setting = best_of(best, columns_of(all_backends, "pytorch"), case.name)
-        blas, blas_setting = best_of(best, columns_of(all_backends, "openblas"), case.name)
+        torch, torch_setting = best_of(rounds, columns_of(all_backends, "pytorch"), case.name)
+        blas, blas_setting = best_of(rounds, columns_of(all_backends, "openblas"), case.name)
         # micro_kernel/f32 runs on one thread: its ceiling is one thread's peak.
-        peak = ours.get("peak/fma/threads:1" if case.name.startswith("micro_kernel")
-                        else PEAK_ALL_THREADS)
-        fraction = (f"{value / peak:.0%}" if case.metric == "gflops" and value and peak
-                    else "—")
-        row = [f"`{case.name}`", units.get(case.metric, case.metric), format_rate(value),
-               fraction, format_rate(torch),
+        peak = spread(ours.get("peak/fma/threads:1" if case.name.startswith("micro_kernel")
+                               else PEAK_ALL_THREADS))
+        fraction = (f"{spread(value)[1] / peak[1]:.0%}" if case.metric == "gflops" and value
+                    and peak else "—")
+        row = [f"`{case.name}`", units.get(case.metric, case.metric), format_spread(value),
+               fraction, format_spread(torch),
                all_backends[torch_setting].title if torch_setting else "—",
-               format_rate(blas), all_backends[blas_setting].title if blas_setting else "—",
+               format_spread(blas), all_backends[blas_setting].title if blas_setting else "—",
                format_ratio(value, torch), format_ratio(value, blas)]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
-def rss_table(cases: List[Case], best: Dict[str, Dict[str, float]],
+def long_table(cases: List[Case], rounds: Dict[str, Dict[str, List[float]]],
+               peak_rss: Dict[str, Dict[str, float]], all_backends: Dict[str, Backend]) -> str:
+    """The long-attention cases: time per token (median over the rounds, and its range) and the
+    peak RSS of the process, atencion's and PyTorch's at its best setting, with the ratios."""
+    lines = ["| case | atencion µs/token | PyTorch µs/token | speed ratio | atencion MiB | "
+             "PyTorch MiB | memory ratio |", "|---|---|---|---|---|---|---|"]
+
+    def per_token(values: Optional[List[float]]) -> str:
+        s = spread(values)
+        if s is None:
+            return "—"
+        return f"{1e6 / s[1]:.1f} ({1e6 / s[2]:.1f}–{1e6 / s[0]:.1f})"
+
+    for case in cases:
+        if not case.name.startswith("attention_long"):
+            continue
+        ours = rounds["atencion"].get(case.name)
+        theirs, setting = best_of(rounds, columns_of(all_backends, "pytorch"), case.name)
+        our_rss = peak_rss["atencion"].get(case.name)
+        their_rss = peak_rss[setting].get(case.name) if setting else None
+        lines.append(f"| `{case.name}` | {per_token(ours)} | {per_token(theirs)} | "
+                     f"{format_ratio(ours, theirs)} | "
+                     f"{f'{our_rss:,.0f}' if our_rss else '—'} | "
+                     f"{f'{their_rss:,.0f}' if their_rss else '—'} | "
+                     f"{f'{our_rss / their_rss:.2f}' if our_rss and their_rss else '—'} |")
+    return "\n".join(lines) if len(lines) > 2 else ""
+
+
+def rss_table(cases: List[Case], rounds: Dict[str, Dict[str, List[float]]],
               peak_rss: Dict[str, Dict[str, float]], all_backends: Dict[str, Backend]) -> str:
     """Peak resident memory of the process that ran each own_process case, in MiB (for PyTorch,
-    the process of its fastest setting)."""
+    the process of its best setting)."""
     lines = ["| case | atencion MiB | PyTorch MiB | atencion / PyTorch |", "|---|---|---|---|"]
     for case in cases:
         ours = peak_rss["atencion"].get(case.name)
-        _, fastest = best_of(best, columns_of(all_backends, "pytorch"), case.name)
+        _, fastest = best_of(rounds, columns_of(all_backends, "pytorch"), case.name)
         theirs = peak_rss[fastest].get(case.name) if fastest else None
-        if case.own_process and ours is not None:
+        if case.own_process and ours is not None and not case.name.startswith("attention_long"):
             ratio = f"{ours / theirs:.2f}" if theirs else "—"
             lines.append(f"| `{case.name}` | {ours:.0f} | "
                          f"{format_rate(theirs) if theirs else '—'} | {ratio} |")
@@ -488,40 +564,45 @@ def counters_table(cases: List[Case], counters: Dict[str, Dict[str, float]]) -> 
     return "\n".join(lines) if len(lines) > 2 else ""
 
 
-def settings_table(cases: List[Case], best: Dict[str, Dict[str, float]],
+def settings_table(cases: List[Case], rounds: Dict[str, Dict[str, List[float]]],
                    all_backends: Dict[str, Backend]) -> str:
-    lines = ["| case | setting | rate |", "|---|---|---|"]
+    lines = ["| case | setting | median (min–max) |", "|---|---|---|"]
     for case in cases:
         for name, backend in all_backends.items():
-            if best[name].get(case.name):
+            if rounds[name].get(case.name):
                 lines.append(f"| `{case.name}` | {backend.title} | "
-                             f"{format_rate(best[name][case.name])} |")
+                             f"{format_spread(rounds[name][case.name])} |")
     return "\n".join(lines)
 
 
 @dataclass
 class Measured:
-    """Every column's best figure per case over the rounds at one thread count, with the peak
-    RSS of own-process cases and atencion's other counters."""
-    best: Dict[str, Dict[str, float]]
+    """Every column's figure per case in each round at one thread count, with the peak RSS of
+    own-process cases (the last round) and atencion's other counters."""
+    rounds: Dict[str, Dict[str, List[float]]]
     peak_rss: Dict[str, Dict[str, float]]
     counters: Dict[str, Dict[str, float]]
 
 
 def measure(cases: List[Case], args, threads: int) -> Measured:
+    """args.rounds rounds; atencion runs first in the even rounds and last in the odd ones
+    (A B, B A, A B, ...), so each side gets as many early and late places."""
     all_backends = backends(threads)
     names = ["atencion"] + list(all_backends)
     measured = Measured({b: {} for b in names}, {b: {} for b in names}, {})
     for round_number in range(args.rounds):
-        print(f"{threads} threads, round {round_number + 1} of {args.rounds}", file=sys.stderr)
-        results = {"atencion": run_atencion(cases, args, threads, measured.peak_rss["atencion"],
-                                            measured.counters)}
-        for backend in all_backends:
-            results[backend] = run_backend(backend, cases, args, threads,
-                                           measured.peak_rss[backend])
-        for backend, values in results.items():
+        order = names if round_number % 2 == 0 else list(all_backends) + ["atencion"]
+        print(f"{threads} threads, round {round_number + 1} of {args.rounds} "
+              f"({'atencion first' if order[0] == 'atencion' else 'atencion last'})",
+              file=sys.stderr)
+        for backend in order:
+            if backend == "atencion":
+                values = run_atencion(cases, args, threads, measured.peak_rss["atencion"],
+                                      measured.counters)
+            else:
+                values = run_backend(backend, cases, args, threads, measured.peak_rss[backend])
             for name, value in values.items():
-                measured.best[backend][name] = max(value, measured.best[backend].get(name, 0.0))
+                measured.rounds[backend].setdefault(name, []).append(value)
     return measured
 
 
@@ -535,8 +616,9 @@ def sweep_counts(most: int) -> List[int]:
 
 
 def sweep_table(cases: List[Case], by_count: Dict[int, Measured]) -> str:
-    """For every threaded case, atencion and the best PyTorch at each thread count, atencion's
-    ratio to it, and atencion's parallel efficiency rate(T) / (T · rate(1))."""
+    """For every threaded case, atencion and the best PyTorch at each thread count (medians and
+    ranges), atencion's ratio to it, and atencion's parallel efficiency
+    median(T) / (T · median(1))."""
     counts = sorted(by_count)
     titles = ["case", "threads", "atencion", "parallel efficiency", "best PyTorch",
               "its setting", "vs best PyTorch"]
@@ -544,18 +626,41 @@ def sweep_table(cases: List[Case], by_count: Dict[int, Measured]) -> str:
     for case in cases:
         if not case.threaded:
             continue
-        one = by_count[counts[0]].best["atencion"].get(case.name) if counts[0] == 1 else None
+        one = (spread(by_count[counts[0]].rounds["atencion"].get(case.name))
+               if counts[0] == 1 else None)
         for threads in counts:
             measured, all_backends = by_count[threads], backends(threads)
-            value = measured.best["atencion"].get(case.name)
-            torch, setting = best_of(measured.best, columns_of(all_backends, "pytorch"),
+            value = measured.rounds["atencion"].get(case.name)
+            torch, setting = best_of(measured.rounds, columns_of(all_backends, "pytorch"),
                                      case.name)
-            efficiency = f"{value / (threads * one):.2f}" if value and one else "—"
-            lines.append(f"| `{case.name}` | {threads} | {format_rate(value)} | {efficiency} | "
-                         f"{format_rate(torch)} | "
+            efficiency = (f"{spread(value)[1] / (threads * one[1]):.2f}" if value and one
+                          else "—")
+            lines.append(f"| `{case.name}` | {threads} | {format_spread(value)} | {efficiency} | "
+                         f"{format_spread(torch)} | "
                          f"{all_backends[setting].title if setting else '—'} | "
                          f"{format_ratio(value, torch)} |")
     return "\n".join(lines)
+
+
+def cpu_model() -> str:
+    """The CPU's model name as /proc/cpuinfo gives it."""
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown CPU"
+
+
+def torch_version() -> str:
+    try:
+        output = subprocess.run([sys.executable, "-c", "import torch; print(torch.__version__)"],
+                                capture_output=True, text=True, timeout=120)
+        return output.stdout.strip() or "not installed"
+    except (OSError, subprocess.TimeoutExpired):
+        return "not installed"
 
 
 def main() -> None:
@@ -568,7 +673,7 @@ def main() -> None:
                         help="also measure at 1, 2, 4, ... --threads threads and print each "
                              "case's row with its parallel efficiency")
     parser.add_argument("--rounds", type=int, default=3,
-                        help="rounds over all backends; each cell is the best round")
+                        help="rounds over both sides, alternating their order (at least 3)")
     parser.add_argument("--min-time", type=float, default=0.3,
                         help="seconds each case runs per round")
     parser.add_argument("--all-settings", action="store_true",
@@ -580,14 +685,15 @@ def main() -> None:
     if args.worker:
         worker(args.worker, json.loads(args.cases), args.threads, args.min_time)
         return
+    if args.rounds < 3:
+        parser.error("--rounds must be at least 3: a median and a range need them")
 
     global PEAK_ALL_THREADS
     PEAK_ALL_THREADS = f"peak/fma/threads:{args.threads}"
     peaks = [PEAK_ONE_THREAD] if args.threads == 1 else [PEAK_ONE_THREAD, PEAK_ALL_THREADS]
     CASES.extend(Case(name, "bench_peak", "gflops", 0.0) for name in peaks)
     cases = [c for c in CASES if re.search(args.filter, c.name) and c.name not in peaks]
-    if any(c.metric == "gflops" for c in cases):
-        cases += [c for c in CASES if c.name in peaks]
+    cases += [c for c in CASES if c.name in peaks]  # the peak heads every table
 
     counts = sweep_counts(args.threads) if args.sweep else [args.threads]
     by_count = {threads: measure(cases if threads == args.threads
@@ -595,14 +701,21 @@ def main() -> None:
                 for threads in counts}
     measured, all_backends = by_count[args.threads], backends(args.threads)
 
-    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {args.threads} threads, "
-          f"best of {args.rounds} rounds of {args.min_time} s per case\n")
+    print(f"{cpu_model()}, {os.cpu_count()} logical cores; PyTorch {torch_version()}")
     for peak in peaks:
-        if measured.best["atencion"].get(peak):
-            print(f"Measured FMA peak ({peak}): {measured.best['atencion'][peak]:.1f} GFLOP/s")
-    print()
-    print(table(cases, measured.best, all_backends))
-    memory = rss_table(cases, measured.best, measured.peak_rss, all_backends)
+        value = spread(measured.rounds["atencion"].get(peak))
+        if value:
+            print(f"Measured FMA peak ({peak}): {value[1]:.1f} GFLOP/s "
+                  f"(min {value[0]:.1f}, max {value[2]:.1f})")
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {args.threads} threads, "
+          f"{args.rounds} rounds of {args.min_time} s per case, the two sides in alternating "
+          f"order; each cell is median (min–max) over the rounds\n")
+    print(table(cases, measured.rounds, all_backends))
+    long_inputs = long_table(cases, measured.rounds, measured.peak_rss, all_backends)
+    if long_inputs:
+        print("\nLong inputs (time per token, and peak RSS of the whole process):\n")
+        print(long_inputs)
+    memory = rss_table(cases, measured.rounds, measured.peak_rss, all_backends)
     if memory:
         print("\nPeak RSS of the whole process (the last round):\n")
         print(memory)
@@ -611,11 +724,12 @@ def main() -> None:
         print("\nWhat the kernel costs atencion's steps (the last round):\n")
         print(kernel_costs)
     if args.sweep and any(c.threaded for c in cases):
-        print(f"\nThreads 1 to {args.threads} (parallel efficiency = rate(T) / (T · rate(1))):\n")
+        print(f"\nThreads 1 to {args.threads} (parallel efficiency = median(T) / "
+              f"(T · median(1))):\n")
         print(sweep_table(cases, by_count))
     if args.all_settings:
-        print("\nEvery setting (best of the rounds):\n")
-        print(settings_table(cases, measured.best, all_backends))
+        print("\nEvery setting (median and range of the rounds):\n")
+        print(settings_table(cases, measured.rounds, all_backends))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "autograd/ops.h"
+#include "tensor/flash_attention.h"
 
 namespace atencion::nn {
 
@@ -60,11 +61,8 @@ void check_mask(const Tensor& mask, const Shape& scores) {
   }
 }
 
-}  // namespace
-
-Variable ScaledDotProductAttention::forward(const Variable& query, const Variable& key,
-                                            const Variable& value, const Tensor& mask) {
-  check_shapes(query, key, value, mask);
+// The weights softmax(mask(Q Kᵀ / √d_k)): the first four boxes of the diagram.
+Variable weights_of(const Variable& query, const Variable& key, const Tensor& mask) {
   const double d_k = static_cast<double>(query.size(-1));
 
   // MatMul: every query against every key, [..., m_q, d_k]·[..., d_k, m_k] = [..., m_q, m_k].
@@ -76,11 +74,69 @@ Variable ScaledDotProductAttention::forward(const Variable& query, const Variabl
   Variable masked =
       mask.defined() ? masked_fill(scaled, logical_not(mask), kMinusInfinity) : scaled;
   // Softmax: each query's row becomes weights that sum to 1 (or all 0 if fully masked).
-  Variable attention_weights = softmax(masked, -1);
+  return softmax(masked, -1);
+}
+
+// The fused kernel takes query, key and value with equal leading dims (no broadcasting).
+bool fused_applies(const Variable& query, const Variable& key, const Variable& value) {
+  if (query.dim() != key.dim() || key.dim() != value.dim()) return false;
+  for (int64_t d = 0; d + 2 < query.dim(); ++d)
+    if (query.size(d) != key.size(d) || key.size(d) != value.size(d)) return false;
+  return is_floating(query.dtype()) && query.dtype() == key.dtype() &&
+         key.dtype() == value.dtype();
+}
+
+}  // namespace
+
+Variable ScaledDotProductAttention::forward(const Variable& query, const Variable& key,
+                                            const Variable& value, const Tensor& mask) {
+  check_shapes(query, key, value, mask);
+  const bool fused = path_ == Path::Fused || (path_ == Path::Auto && key.size(-2) > kFlashKeyTile);
+  if (!fused || !fused_applies(query, key, value)) {
+    return forward_step_by_step(query, key, value, mask);
+  }
+  Shape scores = query.shape();
+  scores.back() = key.size(-2);
+  check_mask(mask, scores);
+  attention_weights_ = Tensor();  // computed from these when asked for
+  last_query_ = query.value();
+  last_key_ = key.value();
+  last_mask_ = mask;
+  // softmax(Q Kᵀ / √d_k) V in one op, with the dropout the step-by-step path would draw.
+  const double scale = 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
+  if (dropout_->is_training() && dropout_->p() > 0.0) {
+    return flash_attention(query, key, value, mask, scale, dropout_->p(), dropout_->generator());
+  }
+  return flash_attention(query, key, value, mask, scale);
+}
+
+Variable ScaledDotProductAttention::forward_step_by_step(const Variable& query,
+                                                         const Variable& key,
+                                                         const Variable& value,
+                                                         const Tensor& mask) {
+  // MatMul, Scale, Mask, Softmax (weights_of above).
+  Variable attention_weights = weights_of(query, key, mask);
   attention_weights_ = attention_weights.value();
+  last_query_ = last_key_ = last_mask_ = Tensor();
   // MatMul: each output row is the weighted mean of the values, [..., m_q, m_k]·[..., m_k, d_v].
   Variable output = matmul((*dropout_)(attention_weights), value);
   return output;
+}
+
+const Tensor& ScaledDotProductAttention::attention_weights() const {
+  if (!attention_weights_.defined() && last_query_.defined()) {
+    NoGradGuard no_grad;
+    attention_weights_ = weights_of(Variable(last_query_), Variable(last_key_), last_mask_).value();
+  }
+  return attention_weights_;
+}
+
+void set_attention_path(Module& model, ScaledDotProductAttention::Path path) {
+  if (auto* attention = dynamic_cast<ScaledDotProductAttention*>(&model)) attention->set_path(path);
+  for (const auto& [name, module] : model.named_modules()) {
+    if (auto* attention = dynamic_cast<ScaledDotProductAttention*>(module.get()))
+      attention->set_path(path);
+  }
 }
 
 }  // namespace atencion::nn

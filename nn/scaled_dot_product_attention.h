@@ -1,13 +1,25 @@
 // nn/scaled_dot_product_attention.h — Attention(Q, K, V) = softmax(Q Kᵀ / √d_k) V.
 // Lesson: docs/05-scaled-dot-product-attention.md ; notebooks 003, 000 and 001.
 //
-// forward() reads as the notebooks' diagram, one named line per box:
+// The step-by-step path reads as the notebooks' diagram, one named line per box:
 //   MatMul → Scale → Mask (optional) → Softmax → (Dropout) → MatMul
 //
 // Shapes (any leading batch dims, e.g. [batch, heads]):
 //   query [..., m_q, d_k]   key [..., m_k, d_k]   value [..., m_k, d_v]
 //   scores = query · keyᵀ            [..., m_q, m_k]     ((m_D × n)·(n × m_E) = (m_D × m_E))
 //   output = attention_weights · value  [..., m_q, d_v]  ((m_D × m_E)·(m_E × n) = (m_D × n))
+//
+// Two paths, one result (docs/14-flash-attention.md). The fused kernel (autograd's
+// flash_attention) computes the same formula tile by tile, never holding the [..., m_q, m_k]
+// weights, so memory grows with m_q + m_k instead of m_q · m_k. By default (Path::Auto)
+// forward() runs it when the keys fill more than one of its tiles (m_k > kFlashKeyTile = 64),
+// where it is faster and its memory saving starts; below that, where a head is one tile whose
+// exponentials the backward would compute again, it runs the step-by-step path above (measured:
+// docs/14-flash-attention.md#two-paths-one-contract). set_path picks one path for every
+// length; query, key and value with different leading dims (broadcasting) always take the
+// step-by-step path. attention_weights() works
+// after either: the fused path keeps the last query, key and mask (no weights) and computes the
+// weights from them, by the step-by-step lines, on the first call. A test pins both paths equal.
 //
 // Arguments come in the order query, key, value. The notebooks' forward(key, query, value)
 // takes the key first while their MultiHeadAttention passes (Q, K, V): with different
@@ -25,6 +37,8 @@ namespace atencion::nn {
 
 class ScaledDotProductAttention : public Module {
  public:
+  enum class Path { Auto, Fused, StepByStep };
+
   ScaledDotProductAttention();  // no dropout
   // Dropout with probability `dropout` on the attention weights while training (as
   // torch.nn.MultiheadAttention does); its seed is drawn from `generator`.
@@ -41,13 +55,26 @@ class ScaledDotProductAttention : public Module {
 
   // softmax(Q Kᵀ / √d_k) of the last forward call, [..., m_q, m_k], without history: for
   // inspection and heat maps (before dropout, so each row sums to 1 or is all zero).
-  const Tensor& attention_weights() const { return attention_weights_; }
+  const Tensor& attention_weights() const;
+
+  void set_path(Path path) { path_ = path; }
+  Path path() const { return path_; }
 
   std::string type_name() const override;
 
  private:
+  Variable forward_step_by_step(const Variable& query, const Variable& key,
+                                const Variable& value, const Tensor& mask);
+
   std::shared_ptr<Dropout> dropout_;
-  Tensor attention_weights_;
+  Path path_ = Path::Auto;
+  // The last forward's weights, or (fused path) what computes them when first asked for.
+  mutable Tensor attention_weights_;
+  Tensor last_query_, last_key_, last_mask_;
 };
+
+// Sets the path of every ScaledDotProductAttention in `model` (itself included), e.g. a whole
+// Transformer step by step for a lesson, or to compare the two paths.
+void set_attention_path(Module& model, ScaledDotProductAttention::Path path);
 
 }  // namespace atencion::nn

@@ -27,11 +27,6 @@ void check_probability(const char* op, double p) {
   }
 }
 
-// u = bits / 2^32 >= p  ⇔  bits >= ⌈p · 2^32⌉ (bits is an integer); 2^32 for p = 1 drops all.
-uint64_t keep_threshold(double p) { return static_cast<uint64_t>(std::ceil(std::ldexp(p, 32))); }
-
-double kept_scale(double p) { return p < 1.0 ? 1.0 / (1.0 - p) : 0.0; }
-
 // y[i] = x[i] · (bits_i >= threshold ? scale : 0) for the elements of words [first_word,
 // end_word), x and y pointing at element 0. Written as two loops the compiler vectorises: the
 // words of a block, then one multiply per element, whose 32 bits are the block's words read as
@@ -69,9 +64,16 @@ ATENCION_CLONES void multiply_words(const double* x, double* y, Generator draws,
 
 }  // namespace
 
+// u = bits / 2^32 >= p  ⇔  bits >= ⌈p · 2^32⌉ (bits is an integer); 2^32 for p = 1 drops all.
+uint64_t dropout_keep_threshold(double p) {
+  return static_cast<uint64_t>(std::ceil(std::ldexp(p, 32)));
+}
+
+double dropout_kept_scale(double p) { return p < 1.0 ? 1.0 / (1.0 - p) : 0.0; }
+
 Tensor dropout_scale(const Shape& shape, double p, Generator& generator, DType dtype) {
   check_probability("dropout_scale", p);
-  const uint64_t threshold = keep_threshold(p);
+  const uint64_t threshold = dropout_keep_threshold(p);
   const int64_t count = shape_numel(shape);
   Tensor scale = Tensor::uninitialized(shape, dtype);
   detail::dispatch_floating("dropout_scale", dtype, [&](auto tag) {
@@ -80,7 +82,7 @@ Tensor dropout_scale(const Shape& shape, double p, Generator& generator, DType d
     for (int64_t i = 0; i < count; ++i) {
       const uint64_t word = generator.peek_u64(static_cast<uint64_t>(i / 2));
       const uint64_t bits = i % 2 == 0 ? word & 0xFFFFFFFFu : word >> 32;  // u_i = bits / 2^32
-      values[i] = bits >= threshold ? static_cast<T>(kept_scale(p)) : T(0);
+      values[i] = bits >= threshold ? static_cast<T>(dropout_kept_scale(p)) : T(0);
     }
   });
   generator.skip(dropout_words(count));
@@ -93,14 +95,14 @@ Tensor dropout_multiply(const Tensor& x, double p, const Generator& draws) {
   const Tensor in = x.contiguous();  // element i of the row-major order uses bits_i
   Tensor out = Tensor::uninitialized(x.shape(), x.dtype());
   const int64_t count = out.numel(), whole_words = count / 2;
-  const uint64_t threshold = keep_threshold(p);
+  const uint64_t threshold = dropout_keep_threshold(p);
   // A threshold of 2^32 (p = 1, or within 2^-32 of it) keeps nothing: scale 0 for every element.
   const bool keeps_some = threshold <= 0xFFFFFFFFu;
   detail::dispatch_floating("dropout_multiply", x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* source = in.data<T>();
     T* values = out.data<T>();
-    const T scale = keeps_some ? static_cast<T>(kept_scale(p)) : T(0);
+    const T scale = keeps_some ? static_cast<T>(dropout_kept_scale(p)) : T(0);
     const uint32_t threshold32 = keeps_some ? static_cast<uint32_t>(threshold) : 0;
     constexpr int64_t kWordsPerChunk = 2048;
     detail::parallel_for((whole_words + kWordsPerChunk - 1) / kWordsPerChunk, 2 * kWordsPerChunk,

@@ -63,6 +63,11 @@ Tensor uniform(const Shape& shape, double low, double high, Generator& generator
 // low half of the word next_u64() would return j calls from now, element 2j+1 the high half, so
 // n elements use ceil(n / 2) words. (32 bits resolve p to 2^-32; PyTorch's masks use 24.)
 
+// u_i >= p in integers: bits_i >= dropout_keep_threshold(p) (2^32 when p = 1: nothing is kept),
+// and a kept element is multiplied by dropout_kept_scale(p) = 1/(1-p) (0 when p = 1).
+uint64_t dropout_keep_threshold(double p);
+double dropout_kept_scale(double p);
+
 // How many words a mask of `count` elements uses.
 constexpr uint64_t dropout_words(int64_t count) { return static_cast<uint64_t>(count + 1) / 2; }
 

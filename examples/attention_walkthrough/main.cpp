@@ -117,7 +117,12 @@ AttentionSteps narrate_multi_head_attention(MultiHeadAttention& attention, const
   const Tensor output = (*attention.out_proj)(Variable(concatenated)).value();
   print_step("Linear out_proj: Concat W_Oᵀ + b_O", output);
 
+  // The module on the path these steps narrate: its default, fused path computes the same
+  // formula tile by tile and agrees to rounding, not bit for bit (docs/14-flash-attention.md).
+  const ScaledDotProductAttention::Path path = attention.attention->path();
+  attention.attention->set_path(ScaledDotProductAttention::Path::StepByStep);
   const Tensor from_module = attention(query, key, value, mask).value();
+  attention.attention->set_path(path);
   const double difference = max(abs(sub(from_module, output))).item();
   // The same ops on the same values in the same order: equal bit for bit, not just close.
   std::printf("  MultiHeadAttention::forward gives the identical output (max |difference| %g)\n",
