@@ -190,14 +190,60 @@ struct BeamSearch {
   bool done = false;
 };
 
+// One step of one source's search: its alive hypotheses' rows of log-probabilities (`rows`,
+// each `vocab` wide, the first at batch row `first_row`) give alive × vocab one-token
+// extensions; the `beam` best go on, those ending in eos as finished. The batch rows the
+// survivors extend are appended to `parents`, unless the search is now done.
+void extend_beams(BeamSearch& search, const double* rows, int64_t vocab, int64_t first_row,
+                  const DecodeOptions& options, std::vector<int64_t>& parents) {
+  const int64_t alive = static_cast<int64_t>(search.beams.size());
+  std::vector<Candidate> candidates;
+  for (int64_t b = 0; b < alive; ++b)
+    best_of_row(rows + b * vocab, vocab, search.beams[b].log_prob, b, options.beam, options,
+                candidates);
+  const int64_t keep = std::min<int64_t>(options.beam, candidates.size());
+  std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(), better);
+  std::vector<Hypothesis> next;
+  std::vector<int64_t> next_parents;
+  for (int64_t c = 0; c < keep; ++c) {
+    const int64_t b = candidates[c].second / vocab, token = candidates[c].second % vocab;
+    Hypothesis extended{search.beams[b].prefix, candidates[c].first};
+    extended.prefix.push_back(token);
+    if (token == options.eos_id) {
+      search.finished.push_back(std::move(extended));
+    } else {
+      next.push_back(std::move(extended));
+      next_parents.push_back(first_row + b);
+    }
+  }
+  search.beams = std::move(next);
+  search.done =
+      search.beams.empty() || static_cast<int64_t>(search.finished.size()) >= options.beam;
+  if (!search.done) parents.insert(parents.end(), next_parents.begin(), next_parents.end());
+}
+
+// The search's answer: of its finished hypotheses and those still alive (at max_length, or
+// when enough had finished), the best by log p / lp(n), n = tokens after bos; without bos and
+// eos.
+std::vector<int64_t> best_output(BeamSearch& search, const DecodeOptions& options) {
+  auto score = [&](const Hypothesis& h) {
+    const double n = static_cast<double>(h.prefix.size() - 1);
+    return h.log_prob / std::pow((5.0 + n) / 6.0, options.length_penalty);
+  };
+  for (auto& beam : search.beams) search.finished.push_back(std::move(beam));
+  const auto best = std::max_element(
+      search.finished.begin(), search.finished.end(),
+      [&](const auto& x, const auto& y) { return score(x) < score(y); });
+  std::vector<int64_t> output;
+  for (size_t i = 1; i < best->prefix.size() && best->prefix[i] != options.eos_id; ++i)
+    output.push_back(best->prefix[i]);
+  return output;
+}
+
 std::vector<std::vector<int64_t>> search_beams(Transformer& model,
                                                const std::vector<std::vector<int64_t>>& sources,
                                                const DecodeOptions& options) {
   NextTokenScorer scorer = encode_batch(model, sources, options);
-  auto score = [&](const Hypothesis& h) {  // log p / lp(n), n = tokens after bos
-    const double n = static_cast<double>(h.prefix.size() - 1);
-    return h.log_prob / std::pow((5.0 + n) / 6.0, options.length_penalty);
-  };
   // The rows of the batch are the alive hypotheses of the sources not done, source by source.
   std::vector<BeamSearch> searches(sources.size());
   for (auto& search : searches) search.beams = {{{options.bos_id}, 0.0}};
@@ -216,47 +262,13 @@ std::vector<std::vector<int64_t>> search_beams(Transformer& model,
     for (auto& search : searches) {
       if (search.done) continue;
       const int64_t alive = static_cast<int64_t>(search.beams.size());
-      // The `beam` best of the alive × vocab one-token extensions.
-      std::vector<Candidate> candidates;
-      for (int64_t b = 0; b < alive; ++b)
-        best_of_row(&log_probs[(first_row + b) * vocab], vocab, search.beams[b].log_prob, b,
-                    options.beam, options, candidates);
-      const int64_t keep = std::min<int64_t>(options.beam, candidates.size());
-      std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(), better);
-      std::vector<Hypothesis> next;
-      std::vector<int64_t> next_parents;
-      for (int64_t c = 0; c < keep; ++c) {
-        const int64_t b = candidates[c].second / vocab, token = candidates[c].second % vocab;
-        Hypothesis extended{search.beams[b].prefix, candidates[c].first};
-        extended.prefix.push_back(token);
-        if (token == options.eos_id) {
-          search.finished.push_back(std::move(extended));
-        } else {
-          next.push_back(std::move(extended));
-          next_parents.push_back(first_row + b);
-        }
-      }
+      extend_beams(search, &log_probs[first_row * vocab], vocab, first_row, options, parents);
       first_row += alive;
-      search.beams = std::move(next);
-      search.done = search.beams.empty() ||
-                    static_cast<int64_t>(search.finished.size()) >= options.beam;
-      if (!search.done) parents.insert(parents.end(), next_parents.begin(), next_parents.end());
     }
     if (!parents.empty()) scorer.keep_rows(parents);
   }
   std::vector<std::vector<int64_t>> outputs;
-  for (auto& search : searches) {
-    // Hypotheses still alive (at max_length, or when enough had finished) compete as they are.
-    for (auto& beam : search.beams) search.finished.push_back(std::move(beam));
-    const auto best = std::max_element(search.finished.begin(), search.finished.end(),
-                                       [&](const auto& x, const auto& y) {
-                                         return score(x) < score(y);
-                                       });
-    std::vector<int64_t> output;
-    for (size_t i = 1; i < best->prefix.size() && best->prefix[i] != options.eos_id; ++i)
-      output.push_back(best->prefix[i]);
-    outputs.push_back(std::move(output));
-  }
+  for (auto& search : searches) outputs.push_back(best_output(search, options));
   return outputs;
 }
 

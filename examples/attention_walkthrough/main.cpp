@@ -167,26 +167,46 @@ Variable embed_by_meaning(const Tokens& tokens, const std::map<std::string, int6
   return Variable(cat(rows, 0).unsqueeze(0));  // [1, tokens, d_model]
 }
 
-void run(const std::filesystem::path& out) {
-  std::filesystem::create_directories(out);
-  auto written = [&](const std::string& file) {
+// What the parts share: where the files go, and the one generator, whose draws follow the
+// parts in order (so every number printed is the same on every run).
+struct Walk {
+  explicit Walk(std::filesystem::path folder) : out(std::move(folder)) {}
+  std::filesystem::path out;
+  Generator generator{2024};
+  Vocabulary vocabulary;
+  std::string written(const std::string& file) const {
     std::printf("  wrote %s\n", (out / file).string().c_str());
     return (out / file).string();
-  };
-  Generator generator(2024);
-  Vocabulary vocabulary;
+  }
+};
 
+struct EncoderPart {  // part 1, reused by parts 4, 6 and 7 and the page
+  Tokens sentence;
+  Variable x;  // token + position embeddings [1, 12, 768]
+  AttentionSteps steps;
+};
+
+struct DecoderPart {  // parts 2 and 3, and the page
+  Tokens english, spanish;
+  Variable decoder_x, encoder_x;
+  AttentionSteps masked, cross;
+};
+
+EncoderPart encoder_self_attention(Walk& walk) {
   // ---- 1. encoder self-attention (notebook 003) ---------------------------------------------
   heading("1. Encoder multi-head self-attention (notebook 003, docs/06-multi-head-attention.md)");
-  const Tokens sentence = {"[CLS]", "i",       "gave", "the", "dog",    "a",
-                           "bone",  "because", "it",   "was", "hungry", "[SEP]"};
+  EncoderPart part;
+  part.sentence = {"[CLS]", "i",       "gave", "the", "dog",    "a",
+                   "bone",  "because", "it",   "was", "hungry", "[SEP]"};
+  const Tokens& sentence = part.sentence;
   const int64_t tokens = static_cast<int64_t>(sentence.size());
-  Embedding token_table(64, kDModel, generator), position_table(64, kDModel, generator);
+  Embedding token_table(64, kDModel, walk.generator), position_table(64, kDModel, walk.generator);
   std::vector<int64_t> positions(tokens);
   for (int64_t i = 0; i < tokens; ++i) positions[i] = i;
   // As the notebook: token embeddings plus (BERT's learned) position embeddings.
-  const Variable x = add(token_table(vocabulary.ids(sentence)),
+  part.x = add(token_table(walk.vocabulary.ids(sentence)),
                          position_table(Tensor::from_ids(positions, {1, tokens})));
+  const Variable& x = part.x;
   print_step("embeddings + positions", x.value(), std::to_string(tokens) + " tokens");
 
   // Without the Linear layers each token's query IS its key: x_i·x_i is the largest dot
@@ -194,54 +214,68 @@ void run(const std::filesystem::path& out) {
   ScaledDotProductAttention plain;
   plain(x, x, x);
   write_heatmaps_svg(
-      written("self_attention_without_projections.svg"),
+      walk.written("self_attention_without_projections.svg"),
       "softmax(x xᵀ / √768): no projections, every token looks at itself",
       {{"no Linear layers", plain.attention_weights().select(0, 0), sentence, sentence}}, 1, true);
   print_diagonal(plain.attention_weights().select(0, 0), sentence);
 
-  MultiHeadAttention encoder_attention(kDModel, kHeads, generator);
+  MultiHeadAttention encoder_attention(kDModel, kHeads, walk.generator);
   std::printf("%s", encoder_attention.summary().c_str());  // docs/03-linear.md#modules
-  AttentionSteps encoder = narrate_multi_head_attention(encoder_attention, x, x, x, Tensor());
+  part.steps = narrate_multi_head_attention(encoder_attention, x, x, x, Tensor());
   std::printf("  output shape %s, as torch.Size([1, 12, 768]) in notebook 003\n",
-              shape_to_string(encoder.output.shape()).c_str());
+              shape_to_string(part.steps.output.shape()).c_str());
   write_heatmaps_svg(
-      written("encoder_self_attention.svg"),
+      walk.written("encoder_self_attention.svg"),
       "Encoder self-attention, 8 heads (untrained weights): rows = queries, columns = keys",
-      per_head_maps(encoder.weights, sentence, sentence), 4, false);
+      per_head_maps(part.steps.weights, sentence, sentence), 4, false);
 
+  return part;
+}
+
+DecoderPart decoder_masked_self_attention(Walk& walk) {
   // ---- 2. decoder masked self-attention (notebook 000) --------------------------------------
   heading(
       "2. Decoder masked multi-head self-attention (notebook 000, docs/07-masked-attention.md)");
-  const Tokens english = {"<s>", "What", "is", "your", "name"};
-  const Tokens spanish = {"¿", "Cuál", "es", "tu", "nombre", "?"};
+  DecoderPart part;
+  part.english = {"<s>", "What", "is", "your", "name"};
+  part.spanish = {"¿", "Cuál", "es", "tu", "nombre", "?"};
+  const Tokens &english = part.english, &spanish = part.spanish;
   const std::map<std::string, int64_t> meaning_of = {
       {"<s>", 0},  {"¿", 1},  {"What", 2}, {"Cuál", 2},   {"is", 3}, {"es", 3},
       {"your", 4}, {"tu", 4}, {"name", 5}, {"nombre", 5}, {"?", 6}};
-  const Tensor meanings = mul(randn({7, kDModel}, generator), 0.3);
-  const Variable decoder_x = embed_by_meaning(english, meaning_of, meanings, generator);
-  const Variable encoder_x = embed_by_meaning(spanish, meaning_of, meanings, generator);
-  const int64_t m_D = decoder_x.size(1), m_E = encoder_x.size(1);
+  const Tensor meanings = mul(randn({7, kDModel}, walk.generator), 0.3);
+  part.decoder_x = embed_by_meaning(english, meaning_of, meanings, walk.generator);
+  part.encoder_x = embed_by_meaning(spanish, meaning_of, meanings, walk.generator);
+  const Variable& decoder_x = part.decoder_x;
+  const int64_t m_D = decoder_x.size(1);
 
   const Tensor mask = causal_mask(m_D);
   std::printf("  causal_mask(%lld): true (1) = may attend; token i sees tokens 0..i\n",
               static_cast<long long>(m_D));
   print_mask(mask, english);
-  MultiHeadAttention decoder_attention(kDModel, kHeads, generator);
-  AttentionSteps decoder =
+  MultiHeadAttention decoder_attention(kDModel, kHeads, walk.generator);
+  part.masked =
       narrate_multi_head_attention(decoder_attention, decoder_x, decoder_x, decoder_x, mask);
   std::printf("  head 0's weights: the upper triangle (the future) is exactly 0\n");
-  print_weights(decoder.weights.select(0, 0), english, english);
-  write_heatmaps_svg(written("decoder_masked_self_attention.svg"),
+  print_weights(part.masked.weights.select(0, 0), english, english);
+  write_heatmaps_svg(walk.written("decoder_masked_self_attention.svg"),
                      "Decoder masked self-attention, 8 heads: nothing above the diagonal",
-                     per_head_maps(decoder.weights, english, english), 4, true);
+                     per_head_maps(part.masked.weights, english, english), 4, true);
   write_heatmaps_svg(
-      written("softmax_before_after.svg"),
+      walk.written("softmax_before_after.svg"),
       "Head 0: masked scaled scores (grey = -inf) and their softmax",
-      {{"scores / √96, masked", decoder.masked_scores.select(0, 0), english, english},
-       {"softmax(…, dim=-1)", decoder.weights.select(0, 0), english, english}},
+      {{"scores / √96, masked", part.masked.masked_scores.select(0, 0), english, english},
+       {"softmax(…, dim=-1)", part.masked.weights.select(0, 0), english, english}},
       2, false);
 
+  return part;
+}
+
+void encoder_decoder_attention(Walk& walk, DecoderPart& part) {
   // ---- 3. encoder-decoder attention (notebook 001) ------------------------------------------
+  const Tokens &english = part.english, &spanish = part.spanish;
+  const Variable &decoder_x = part.decoder_x, &encoder_x = part.encoder_x;
+  const int64_t m_D = decoder_x.size(1), m_E = encoder_x.size(1);
   heading("3. Encoder-decoder attention (notebook 001, docs/08-cross-attention.md)");
   std::printf(
       "  Q = X_D from the decoder (m_D = %lld), K = V = X_E from the encoder (m_E = %lld)\n",
@@ -260,44 +294,63 @@ void run(const std::filesystem::path& out) {
   std::printf("  attention percentages (rows: English queries, columns: Spanish keys)\n");
   const Tensor cross_weights = cross_plain.attention_weights().select(0, 0);
   print_weights(cross_weights, english, spanish);
-  write_heatmaps_svg(written("cross_attention_embeddings.svg"),
+  write_heatmaps_svg(walk.written("cross_attention_embeddings.svg"),
                      "softmax(X_D X_Eᵀ / √768): each English token over the Spanish ones",
                      {{"no projections", cross_weights, english, spanish}}, 1, true);
 
-  MultiHeadAttention cross_attention(kDModel, kHeads, generator);
-  AttentionSteps cross =
+  MultiHeadAttention cross_attention(kDModel, kHeads, walk.generator);
+  part.cross =
       narrate_multi_head_attention(cross_attention, decoder_x, encoder_x, encoder_x, Tensor());
-  write_heatmaps_svg(written("cross_attention.svg"),
+  write_heatmaps_svg(walk.written("cross_attention.svg"),
                      "Encoder-decoder attention, 8 heads (untrained projections): m_D × m_E",
-                     per_head_maps(cross.weights, english, spanish), 4, true);
+                     per_head_maps(part.cross.weights, english, spanish), 4, true);
 
+}
+
+Tensor wide_heads(Walk& walk, const EncoderPart& encoder) {
   // ---- 4. wide heads (notebook 004) ----------------------------------------------------------
   heading("4. Self-attention with tricks: wide heads (notebook 004, docs/09-wide-attention.md)");
-  WideSelfAttention wide(kDModel, kHeads, generator);
+  WideSelfAttention wide(kDModel, kHeads, walk.generator);
   std::printf("  %s, %lld parameters\n", wide.type_name().c_str(),
               static_cast<long long>(wide.parameter_count()));
-  narrate_wide_self_attention(wide, x);
-  write_heatmaps_svg(written("wide_self_attention.svg"),
+  narrate_wide_self_attention(wide, encoder.x);
+  write_heatmaps_svg(walk.written("wide_self_attention.svg"),
                      "Wide self-attention (notebook 004), 8 heads of 768 dims each",
-                     per_head_maps(wide.attention_weights().select(0, 0), sentence, sentence), 4,
+                     per_head_maps(wide.attention_weights().select(0, 0), encoder.sentence, encoder.sentence), 4,
                      false);
+  return wide.attention_weights().select(0, 0);
+}
 
+void write_page(Walk& walk, const EncoderPart& encoder, const DecoderPart& decoder,
+                const Tensor& wide_weights) {
   // Every map above in one page to click through (explorer_page.h), with the scores before the
   // softmax. A decoder row is trained to produce the next piece of the sentence (teacher
   // forcing): the page names it on the row's right.
   const Tokens next_english = {"What", "is", "your", "name", "</s>"};
   write_explorer_page(
-      written("explorer.html"),
+      walk.written("explorer.html"),
       {{"1 and 4. I gave the dog a bone because it was hungry",
-        {{"encoder self-attention", 0, encoder.weights, sentence, sentence,
-          encoder.masked_scores, {}},
-         {"wide self-attention (notebook 004)", 0, wide.attention_weights().select(0, 0),
-          sentence, sentence, Tensor(), {}}}},
+        {{"encoder self-attention", 0, encoder.steps.weights, encoder.sentence, encoder.sentence,
+          encoder.steps.masked_scores, {}},
+         {"wide self-attention (notebook 004)", 0, wide_weights,
+          encoder.sentence, encoder.sentence, Tensor(), {}}}},
        {"2 and 3. <s> What is your name / ¿ Cuál es tu nombre ?",
-        {{"decoder masked self-attention", 0, decoder.weights, english, english,
-          decoder.masked_scores, next_english},
-         {"encoder-decoder attention", 0, cross.weights, english, spanish, cross.masked_scores,
+        {{"decoder masked self-attention", 0, decoder.masked.weights, decoder.english, decoder.english,
+          decoder.masked.masked_scores, next_english},
+         {"encoder-decoder attention", 0, decoder.cross.weights, decoder.english, decoder.spanish,
+          decoder.cross.masked_scores,
           next_english}}}});
+
+}
+
+void run(const std::filesystem::path& out) {
+  std::filesystem::create_directories(out);
+  Walk walk{out};
+  const EncoderPart encoder = encoder_self_attention(walk);
+  DecoderPart decoder = decoder_masked_self_attention(walk);
+  encoder_decoder_attention(walk, decoder);
+  const Tensor wide_weights = wide_heads(walk, encoder);
+  write_page(walk, encoder, decoder, wide_weights);
 
   // ---- 5. block versus strided heads (notebook 002) -----------------------------------------
   heading("5. Splitting into heads: block versus strided (notebook 002, "
@@ -306,9 +359,9 @@ void run(const std::filesystem::path& out) {
 
   // ---- 6. why scale, why the max trick (notebook 004) ---------------------------------------
   heading("6. Why the scale matters (notebook 004, docs/05-scaled-dot-product-attention.md)");
-  show_why_the_scale_matters(generator, tokens);
+  show_why_the_scale_matters(walk.generator, static_cast<int64_t>(encoder.sentence.size()));
   heading("7. Softmax overflow and the max trick (notebook 004, docs/04-softmax.md)");
-  show_softmax_overflow(x, sentence, 4);
+  show_softmax_overflow(encoder.x, encoder.sentence, 4);
 }
 
 }  // namespace

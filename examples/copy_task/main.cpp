@@ -36,6 +36,46 @@ std::vector<int64_t> random_sequence(Generator& generator) {
   return sequence;
 }
 
+// A batch of `batch_size` random sequences x: source x, decoder input  bos x,  decoder
+// output  x eos.
+struct CopyBatch {
+  Tensor source, input, output;
+};
+
+CopyBatch random_batch(int64_t batch_size, Generator& generator) {
+  std::vector<int64_t> source, target_input, target_output;
+  for (int64_t b = 0; b < batch_size; ++b) {
+    const auto sequence = random_sequence(generator);
+    source.insert(source.end(), sequence.begin(), sequence.end());
+    target_input.push_back(bos_id);
+    target_input.insert(target_input.end(), sequence.begin(), sequence.end());
+    target_output.insert(target_output.end(), sequence.begin(), sequence.end());
+    target_output.push_back(eos_id);
+  }
+  return {Tensor::from_ids(source, {batch_size, length}),
+          Tensor::from_ids(target_input, {batch_size, length + 1}),
+          Tensor::from_ids(target_output, {batch_size, length + 1})};
+}
+
+// How many of `sources` greedy decoding copies exactly; prints the first and its copy.
+int64_t copied_exactly(nn::Transformer& model, const std::vector<std::vector<int64_t>>& sources) {
+  nn::DecodeOptions decode_options;
+  decode_options.max_length = length + 2;
+  decode_options.pad_id = pad_id;
+  decode_options.bos_id = bos_id;
+  decode_options.eos_id = eos_id;
+  const auto outputs = nn::decode(model, sources, decode_options);
+  int64_t exact = 0;
+  for (size_t i = 0; i < sources.size(); ++i) exact += outputs[i] == sources[i];
+  std::printf("exact match: %lld / %zu\n", static_cast<long long>(exact), sources.size());
+  std::printf("example: ");
+  for (int64_t symbol : sources[0]) std::printf("%lld ", static_cast<long long>(symbol));
+  std::printf("-> ");
+  for (int64_t symbol : outputs[0]) std::printf("%lld ", static_cast<long long>(symbol));
+  std::printf("\n");
+  return exact;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,23 +102,11 @@ int main(int argc, char** argv) {
   const nn::WarmupSchedule schedule{config.d_model, 100, 0.25};
 
   for (int64_t step = 1; step <= steps; ++step) {
-    // A batch: source x, decoder input  bos x,  decoder output  x eos.
-    std::vector<int64_t> source, target_input, target_output;
-    for (int64_t b = 0; b < batch_size; ++b) {
-      const auto sequence = random_sequence(generator);
-      source.insert(source.end(), sequence.begin(), sequence.end());
-      target_input.push_back(bos_id);
-      target_input.insert(target_input.end(), sequence.begin(), sequence.end());
-      target_output.insert(target_output.end(), sequence.begin(), sequence.end());
-      target_output.push_back(eos_id);
-    }
-    const Tensor source_ids = Tensor::from_ids(source, {batch_size, length});
-    const Tensor input_ids = Tensor::from_ids(target_input, {batch_size, length + 1});
-    const Tensor output_ids = Tensor::from_ids(target_output, {batch_size, length + 1});
-
+    const CopyBatch batch = random_batch(batch_size, generator);
     optimizer.zero_grad();
-    const Variable logits = model.forward(source_ids, input_ids, Tensor(), nn::causal_mask(length + 1));
-    const Variable loss = nn::cross_entropy(logits, output_ids);
+    const Variable logits =
+        model.forward(batch.source, batch.input, Tensor(), nn::causal_mask(length + 1));
+    const Variable loss = nn::cross_entropy(logits, batch.output);
     loss.backward();
     // As the translator: a rare large gradient (Adam with eps 1e-9 amplifies it) is scaled
     // down to norm 1 instead of throwing a nearly learned copy off course.
@@ -93,20 +121,7 @@ int main(int argc, char** argv) {
   // Held-out sequences, copied by greedy decoding.
   std::vector<std::vector<int64_t>> sources;
   for (int i = 0; i < 200; ++i) sources.push_back(random_sequence(generator));
-  nn::DecodeOptions decode_options;
-  decode_options.max_length = length + 2;
-  decode_options.pad_id = pad_id;
-  decode_options.bos_id = bos_id;
-  decode_options.eos_id = eos_id;
-  const auto outputs = nn::decode(model, sources, decode_options);
-  int64_t exact = 0;
-  for (size_t i = 0; i < sources.size(); ++i) exact += outputs[i] == sources[i];
-  std::printf("exact match: %lld / %zu\n", static_cast<long long>(exact), sources.size());
-  std::printf("example: ");
-  for (int64_t symbol : sources[0]) std::printf("%lld ", static_cast<long long>(symbol));
-  std::printf("-> ");
-  for (int64_t symbol : outputs[0]) std::printf("%lld ", static_cast<long long>(symbol));
-  std::printf("\n");
+  const int64_t exact = copied_exactly(model, sources);
   const int64_t required = static_cast<int64_t>(sources.size()) * 97 / 100;  // 194 of 200
   return exact >= required ? 0 : 1;
 }

@@ -195,51 +195,33 @@ void write_manifest(const std::string& dir) {
                         nlohmann::json{{"files", files}}.dump(1) + "\n");
 }
 
-std::string save_checkpoint(const std::string& run_dir, int64_t step, const CheckpointData& data,
-                            int keep) {
-  // A checkpoint never holds a NaN or an infinity: resuming from one could only go on failing.
-  for (const auto* part : {&data.model, &data.optimizer})
-    if (const std::string bad = first_non_finite(*part); !bad.empty())
-      throw std::runtime_error("save_checkpoint: step " + std::to_string(step) + ": " +
-                               (part == &data.model ? "model" : "optimizer") + " tensor " + bad +
-                               ": not written");
-  fs::create_directories(run_dir);
-  const std::string name = step_name(step);
-  const fs::path final_dir = fs::path(run_dir) / name;
-  const fs::path temporary_dir =
-      fs::path(run_dir) / (name + ".tmp-" + std::to_string(::getpid()));
-  fs::remove_all(temporary_dir);  // a leftover of an earlier process with our id (a link: itself)
-  if (!fs::create_directory(temporary_dir))
-    throw std::runtime_error("save_checkpoint: " + temporary_dir.string() + " already exists");
+namespace {
 
+// Every file of a checkpoint into `dir` (a fresh temporary directory), then its manifest.
+void write_checkpoint_files(const fs::path& dir, const CheckpointData& data) {
   nlohmann::json config = data.config;
   config["checkpoint_format"] = kCheckpointFormat;  // with it, manifest.json is required
-  write_file_atomically((temporary_dir / "config.json").string(), config.dump(2) + "\n");
+  write_file_atomically((dir / "config.json").string(), config.dump(2) + "\n");
   test_kill_point("wrote-config");
-  save_safetensors((temporary_dir / "model.safetensors").string(), data.model);
+  save_safetensors((dir / "model.safetensors").string(), data.model);
   test_kill_point("wrote-model");
   if (!data.optimizer.empty())
-    save_safetensors((temporary_dir / "optimizer.safetensors").string(), data.optimizer);
-  write_file_atomically((temporary_dir / "trainer.json").string(), data.trainer.dump(1) + "\n");
+    save_safetensors((dir / "optimizer.safetensors").string(), data.optimizer);
+  write_file_atomically((dir / "trainer.json").string(), data.trainer.dump(1) + "\n");
   for (const auto& [name, bytes] : data.files) {
     check_family_file_name(name, "save_checkpoint");
-    write_file_atomically((temporary_dir / name).string(), bytes);
+    write_file_atomically((dir / name).string(), bytes);
   }
   test_kill_point("wrote-tokenizers");
-  write_manifest(temporary_dir.string());
-  fsync_path(temporary_dir.string());
+  write_manifest(dir.string());
+  fsync_path(dir.string());
   test_kill_point("wrote-manifest");
+}
 
-  // The checkpoint becomes visible whole: first under its name, then through "latest".
-  if (fs::exists(final_dir)) remove_checkpoint(final_dir);
-  fs::rename(temporary_dir, final_dir);
-  fsync_path(run_dir);
-  test_kill_point("renamed");
-  write_file_atomically((fs::path(run_dir) / "latest").string(), name + "\n");
-  fsync_path(run_dir);
-  test_kill_point("wrote-latest");
-
-  // "best" names the checkpoint with the lowest dev loss (trainer.json's "dev_loss").
+// "best" names the checkpoint with the lowest dev loss (trainer.json's "dev_loss"): `name`,
+// just written, when its loss is lower than best's. Returns the name "best" holds.
+std::string update_best(const std::string& run_dir, const std::string& name,
+                        const CheckpointData& data) {
   const fs::path best_file = fs::path(run_dir) / "best";
   std::string best = read_pointer(best_file);
   if (data.trainer.contains("dev_loss")) {
@@ -259,9 +241,13 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
       test_kill_point("wrote-best");
     }
   }
+  return best;
+}
 
-  // Keep the newest `keep` checkpoints and the best; drop older ones and the leftovers of
-  // killed runs ("step-N.tmp-<pid>" directories, "latest.tmp-<pid>" files).
+// Keeps the newest `keep` checkpoints, `final_dir` and the best; drops older ones and the
+// leftovers of killed runs ("step-N.tmp-<pid>" directories, "latest.tmp-<pid>" files).
+void rotate_checkpoints(const std::string& run_dir, const fs::path& final_dir,
+                        const std::string& best, int keep) {
   for (const auto& entry : fs::directory_iterator(run_dir))
     if (is_leftover_name(entry.path().filename().string())) fs::remove_all(entry.path());
   std::vector<fs::path> checkpoints = complete_checkpoints(run_dir);
@@ -269,6 +255,40 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
     if (checkpoints[i] != final_dir && checkpoints[i].filename() != best)
       remove_checkpoint(checkpoints[i]);
   test_kill_point("rotated");
+}
+
+}  // namespace
+
+std::string save_checkpoint(const std::string& run_dir, int64_t step, const CheckpointData& data,
+                            int keep) {
+  // A checkpoint never holds a NaN or an infinity: resuming from one could only go on failing.
+  for (const auto* part : {&data.model, &data.optimizer})
+    if (const std::string bad = first_non_finite(*part); !bad.empty())
+      throw std::runtime_error("save_checkpoint: step " + std::to_string(step) + ": " +
+                               (part == &data.model ? "model" : "optimizer") + " tensor " + bad +
+                               ": not written");
+  fs::create_directories(run_dir);
+  const std::string name = step_name(step);
+  const fs::path final_dir = fs::path(run_dir) / name;
+  const fs::path temporary_dir =
+      fs::path(run_dir) / (name + ".tmp-" + std::to_string(::getpid()));
+  fs::remove_all(temporary_dir);  // a leftover of an earlier process with our id (a link: itself)
+  if (!fs::create_directory(temporary_dir))
+    throw std::runtime_error("save_checkpoint: " + temporary_dir.string() + " already exists");
+
+  write_checkpoint_files(temporary_dir, data);
+
+  // The checkpoint becomes visible whole: first under its name, then through "latest".
+  if (fs::exists(final_dir)) remove_checkpoint(final_dir);
+  fs::rename(temporary_dir, final_dir);
+  fsync_path(run_dir);
+  test_kill_point("renamed");
+  write_file_atomically((fs::path(run_dir) / "latest").string(), name + "\n");
+  fsync_path(run_dir);
+  test_kill_point("wrote-latest");
+
+  const std::string best = update_best(run_dir, name, data);
+  rotate_checkpoints(run_dir, final_dir, best, keep);
   return final_dir.string();
 }
 

@@ -58,6 +58,56 @@ std::string colour(double t) {
 
 }  // namespace
 
+namespace {
+
+// One map's panel: its title, the key tokens across, the query tokens down, a cell per value
+// (white to dark blue over [low, high], grey where masked), and the colour bar under it.
+void draw_panel(std::ostringstream& svg, const HeatMap& map, Range range, int left, int top,
+                bool show_values) {
+  const std::vector<double> values = map.values.contiguous().to_vector();
+  const int64_t rows = map.values.size(0), columns = map.values.size(1);
+  const auto [low, high] = range;
+  svg << "<text x=\"" << left << "\" y=\"" << top - kColumnLabels - 6 << "\" font-size=\"13\">"
+      << xml_escape(map.title) << "</text>\n";
+  for (int64_t c = 0; c < columns; ++c) {
+    const int x = left + static_cast<int>(c) * kCell + kCell / 2;
+    svg << "<text transform=\"translate(" << x << "," << top - 4 << ") rotate(-45)\">"
+        << xml_escape(map.column_tokens.at(c)) << "</text>\n";
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const int y = top + static_cast<int>(r) * kCell;
+    svg << "<text x=\"" << left - 4 << "\" y=\"" << y + kCell * 2 / 3 << "\" text-anchor=\"end\">"
+        << xml_escape(map.row_tokens.at(r)) << "</text>\n";
+    for (int64_t c = 0; c < columns; ++c) {
+      const double v = values[r * columns + c];
+      const int x = left + static_cast<int>(c) * kCell;
+      const double t = std::isfinite(v) ? (v - low) / (high - low) : 0;
+      svg << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << kCell << "\" height=\""
+          << kCell << "\" fill=\"" << (std::isfinite(v) ? colour(t) : std::string("#bbbbbb"))
+          << "\"/>";
+      if (show_values && std::isfinite(v)) {
+        svg << "<text x=\"" << x + kCell / 2 << "\" y=\"" << y + kCell * 2 / 3
+            << "\" text-anchor=\"middle\" font-size=\"8\" fill=\""
+            << (t > 0.5 ? "white" : "black") << "\">" << static_cast<int>(std::lround(v * 100))
+            << "</text>";
+      }
+      svg << "\n";
+    }
+  }
+  // The colour bar: low on the left, high on the right.
+  const int bar_top = top + static_cast<int>(rows) * kCell + 8;
+  const int bar_width = std::max(static_cast<int>(columns) * kCell, 96);
+  for (int step = 0; step < kScaleSteps; ++step)
+    svg << "<rect x=\"" << left + step * bar_width / kScaleSteps << "\" y=\"" << bar_top
+        << "\" width=\"" << bar_width / kScaleSteps + 1 << "\" height=\"8\" fill=\""
+        << colour(static_cast<double>(step) / (kScaleSteps - 1)) << "\"/>";
+  svg << "\n<text x=\"" << left << "\" y=\"" << bar_top + 20 << "\">" << number(low)
+      << "</text><text x=\"" << left + bar_width << "\" y=\"" << bar_top + 20
+      << "\" text-anchor=\"end\">" << number(high) << "</text>\n";
+}
+
+}  // namespace
+
 void write_heatmaps_svg(const std::string& path, const std::string& caption,
                         const std::vector<HeatMap>& maps, int per_row, bool show_values) {
   int64_t max_rows = 0, max_columns = 0;
@@ -94,49 +144,12 @@ void write_heatmaps_svg(const std::string& path, const std::string& caption,
       << "<text x=\"8\" y=\"" << kTitle + 13 << "\">" << xml_escape(scale_note) << "</text>\n";
   for (std::size_t index = 0; index < maps.size(); ++index) {
     const HeatMap& map = maps[index];
-    const std::vector<double> values = map.values.contiguous().to_vector();
-    const int64_t rows = map.values.size(0), columns = map.values.size(1);
-    const auto [low, high] = shared_scale ? figure_range : value_range(values);
+    const Range range =
+        shared_scale ? figure_range : value_range(map.values.contiguous().to_vector());
     const int left = static_cast<int>(index % per_row) * panel_width + kRowLabels;
     const int top =
         2 * kTitle + static_cast<int>(index / per_row) * panel_height + kTitle + kColumnLabels;
-    svg << "<text x=\"" << left << "\" y=\"" << top - kColumnLabels - 6 << "\" font-size=\"13\">"
-        << xml_escape(map.title) << "</text>\n";
-    for (int64_t c = 0; c < columns; ++c) {
-      const int x = left + static_cast<int>(c) * kCell + kCell / 2;
-      svg << "<text transform=\"translate(" << x << "," << top - 4 << ") rotate(-45)\">"
-          << xml_escape(map.column_tokens.at(c)) << "</text>\n";
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      const int y = top + static_cast<int>(r) * kCell;
-      svg << "<text x=\"" << left - 4 << "\" y=\"" << y + kCell * 2 / 3 << "\" text-anchor=\"end\">"
-          << xml_escape(map.row_tokens.at(r)) << "</text>\n";
-      for (int64_t c = 0; c < columns; ++c) {
-        const double v = values[r * columns + c];
-        const int x = left + static_cast<int>(c) * kCell;
-        const double t = std::isfinite(v) ? (v - low) / (high - low) : 0;
-        svg << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << kCell << "\" height=\""
-            << kCell << "\" fill=\"" << (std::isfinite(v) ? colour(t) : std::string("#bbbbbb"))
-            << "\"/>";
-        if (show_values && std::isfinite(v)) {
-          svg << "<text x=\"" << x + kCell / 2 << "\" y=\"" << y + kCell * 2 / 3
-              << "\" text-anchor=\"middle\" font-size=\"8\" fill=\""
-              << (t > 0.5 ? "white" : "black") << "\">" << static_cast<int>(std::lround(v * 100))
-              << "</text>";
-        }
-        svg << "\n";
-      }
-    }
-    // The colour bar: low on the left, high on the right.
-    const int bar_top = top + static_cast<int>(rows) * kCell + 8;
-    const int bar_width = std::max(static_cast<int>(columns) * kCell, 96);
-    for (int step = 0; step < kScaleSteps; ++step)
-      svg << "<rect x=\"" << left + step * bar_width / kScaleSteps << "\" y=\"" << bar_top
-          << "\" width=\"" << bar_width / kScaleSteps + 1 << "\" height=\"8\" fill=\""
-          << colour(static_cast<double>(step) / (kScaleSteps - 1)) << "\"/>";
-    svg << "\n<text x=\"" << left << "\" y=\"" << bar_top + 20 << "\">" << number(low)
-        << "</text><text x=\"" << left + bar_width << "\" y=\"" << bar_top + 20
-        << "\" text-anchor=\"end\">" << number(high) << "</text>\n";
+    draw_panel(svg, map, range, left, top, show_values);
   }
   svg << "</svg>\n";
 

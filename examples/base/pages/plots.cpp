@@ -45,73 +45,79 @@ std::string tick_text(double value) {
   return text;
 }
 
+// The layout of the figure: its width, each chart's panel height, the margins, and the lines'
+// colours in turn.
+constexpr int kWidth = 640, kPanel = 200, kLeft = 84, kRight = 24, kTop = 40, kGap = 86;
+constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
+
+// One chart whose panel starts at height y0: title, legend, grid with ticks, frame, axis labels,
+// and each line (with a dot per point when it has few).
+void draw_chart(std::ostringstream& svg, const explorer::Chart& chart, int y0) {
+  const int plot_width = kWidth - kLeft - kRight;
+  double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min,
+         y_max = -x_min;
+  for (const auto& line : chart.lines) {
+    for (double v : line.x) x_min = std::min(x_min, v), x_max = std::max(x_max, v);
+    for (double v : line.y) y_min = std::min(y_min, v), y_max = std::max(y_max, v);
+  }
+  if (!std::isfinite(x_min)) return;  // no points at all
+  const Axis x_axis = nice_axis(x_min, x_max, 6), y_axis = nice_axis(y_min, y_max, 5);
+  auto px = [&](double x) {
+    return kLeft + (x - x_axis.low) / (x_axis.high - x_axis.low) * plot_width;
+  };
+  auto py = [&](double y) {
+    return y0 + kPanel - (y - y_axis.low) / (y_axis.high - y_axis.low) * kPanel;
+  };
+  svg << "<text x=\"" << kLeft << "\" y=\"" << y0 - 22 << "\" font-size=\"13\">"
+      << xml_escape(chart.title) << "</text>\n";
+  int legend_x = kLeft;
+  for (size_t l = 0; l < chart.lines.size(); ++l) {
+    svg << "<line x1=\"" << legend_x << "\" y1=\"" << y0 - 10 << "\" x2=\"" << legend_x + 16
+        << "\" y2=\"" << y0 - 10 << "\" stroke=\"" << kColours[l % 4] << "\" stroke-width=\"2\"/>"
+        << "<text x=\"" << legend_x + 20 << "\" y=\"" << y0 - 6 << "\">"
+        << xml_escape(chart.lines[l].name) << "</text>\n";
+    legend_x += 36 + 7 * static_cast<int>(chart.lines[l].name.size());
+  }
+  for (double v : y_axis.ticks)
+    svg << "<line x1=\"" << kLeft << "\" x2=\"" << kLeft + plot_width << "\" y1=\"" << py(v)
+        << "\" y2=\"" << py(v) << "\" stroke=\"#e4e7eb\"/><text x=\"" << kLeft - 6 << "\" y=\""
+        << py(v) + 4 << "\" text-anchor=\"end\">" << tick_text(v) << "</text>\n";
+  for (double v : x_axis.ticks)
+    svg << "<line x1=\"" << px(v) << "\" x2=\"" << px(v) << "\" y1=\"" << y0 << "\" y2=\""
+        << y0 + kPanel << "\" stroke=\"#e4e7eb\"/><text x=\"" << px(v) << "\" y=\""
+        << y0 + kPanel + 16 << "\" text-anchor=\"middle\">" << tick_text(v) << "</text>\n";
+  svg << "<rect x=\"" << kLeft << "\" y=\"" << y0 << "\" width=\"" << plot_width
+      << "\" height=\"" << kPanel << "\" fill=\"none\" stroke=\"#888\"/>\n"
+      << "<text x=\"" << kLeft + plot_width / 2 << "\" y=\"" << y0 + kPanel + 34
+      << "\" text-anchor=\"middle\">" << xml_escape(chart.x_label) << "</text>\n"
+      << "<text text-anchor=\"middle\" transform=\"translate(14," << y0 + kPanel / 2
+      << ") rotate(-90)\">" << xml_escape(chart.y_label) << "</text>\n";
+  for (size_t l = 0; l < chart.lines.size(); ++l) {
+    const explorer::Line& line = chart.lines[l];
+    svg << "<polyline fill=\"none\" stroke=\"" << kColours[l % 4]
+        << "\" stroke-width=\"1.5\" points=\"";
+    for (size_t i = 0; i < line.x.size(); ++i)
+      svg << px(line.x[i]) << "," << py(line.y[i]) << " ";
+    svg << "\"/>\n";
+    if (line.x.size() <= 40)  // few points (the dev loss): mark each one
+      for (size_t i = 0; i < line.x.size(); ++i)
+        svg << "<circle cx=\"" << px(line.x[i]) << "\" cy=\"" << py(line.y[i])
+            << "\" r=\"2.5\" fill=\"" << kColours[l % 4] << "\"/>\n";
+  }
+}
+
 }  // namespace
 
 void write_line_plot_svg(const std::string& path, const std::string& title,
                          const std::vector<explorer::Chart>& charts) {
-  constexpr int width = 640, panel = 200, left = 84, right = 24, top = 40, gap = 86;
-  constexpr const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
-  const int plot_width = width - left - right;
-  const int height = top + static_cast<int>(charts.size()) * (panel + gap);
+  const int height = kTop + static_cast<int>(charts.size()) * (kPanel + kGap);
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
-      << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
+      << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       << "<text x=\"10\" y=\"20\" font-size=\"14\">" << xml_escape(title) << "</text>\n";
-  for (size_t index = 0; index < charts.size(); ++index) {
-    const explorer::Chart& chart = charts[index];
-    const int y0 = top + static_cast<int>(index) * (panel + gap) + 20;
-    double x_min = std::numeric_limits<double>::infinity(), x_max = -x_min, y_min = x_min,
-           y_max = -x_min;
-    for (const auto& line : chart.lines) {
-      for (double v : line.x) x_min = std::min(x_min, v), x_max = std::max(x_max, v);
-      for (double v : line.y) y_min = std::min(y_min, v), y_max = std::max(y_max, v);
-    }
-    if (!std::isfinite(x_min)) continue;  // no points at all
-    const Axis x_axis = nice_axis(x_min, x_max, 6), y_axis = nice_axis(y_min, y_max, 5);
-    auto px = [&](double x) {
-      return left + (x - x_axis.low) / (x_axis.high - x_axis.low) * plot_width;
-    };
-    auto py = [&](double y) {
-      return y0 + panel - (y - y_axis.low) / (y_axis.high - y_axis.low) * panel;
-    };
-    svg << "<text x=\"" << left << "\" y=\"" << y0 - 22 << "\" font-size=\"13\">"
-        << xml_escape(chart.title) << "</text>\n";
-    int legend_x = left;
-    for (size_t l = 0; l < chart.lines.size(); ++l) {
-      svg << "<line x1=\"" << legend_x << "\" y1=\"" << y0 - 10 << "\" x2=\"" << legend_x + 16
-          << "\" y2=\"" << y0 - 10 << "\" stroke=\"" << colours[l % 4] << "\" stroke-width=\"2\"/>"
-          << "<text x=\"" << legend_x + 20 << "\" y=\"" << y0 - 6 << "\">"
-          << xml_escape(chart.lines[l].name) << "</text>\n";
-      legend_x += 36 + 7 * static_cast<int>(chart.lines[l].name.size());
-    }
-    for (double v : y_axis.ticks)
-      svg << "<line x1=\"" << left << "\" x2=\"" << left + plot_width << "\" y1=\"" << py(v)
-          << "\" y2=\"" << py(v) << "\" stroke=\"#e4e7eb\"/><text x=\"" << left - 6 << "\" y=\""
-          << py(v) + 4 << "\" text-anchor=\"end\">" << tick_text(v) << "</text>\n";
-    for (double v : x_axis.ticks)
-      svg << "<line x1=\"" << px(v) << "\" x2=\"" << px(v) << "\" y1=\"" << y0 << "\" y2=\""
-          << y0 + panel << "\" stroke=\"#e4e7eb\"/><text x=\"" << px(v) << "\" y=\""
-          << y0 + panel + 16 << "\" text-anchor=\"middle\">" << tick_text(v) << "</text>\n";
-    svg << "<rect x=\"" << left << "\" y=\"" << y0 << "\" width=\"" << plot_width
-        << "\" height=\"" << panel << "\" fill=\"none\" stroke=\"#888\"/>\n"
-        << "<text x=\"" << left + plot_width / 2 << "\" y=\"" << y0 + panel + 34
-        << "\" text-anchor=\"middle\">" << xml_escape(chart.x_label) << "</text>\n"
-        << "<text text-anchor=\"middle\" transform=\"translate(14," << y0 + panel / 2
-        << ") rotate(-90)\">" << xml_escape(chart.y_label) << "</text>\n";
-    for (size_t l = 0; l < chart.lines.size(); ++l) {
-      const explorer::Line& line = chart.lines[l];
-      svg << "<polyline fill=\"none\" stroke=\"" << colours[l % 4]
-          << "\" stroke-width=\"1.5\" points=\"";
-      for (size_t i = 0; i < line.x.size(); ++i)
-        svg << px(line.x[i]) << "," << py(line.y[i]) << " ";
-      svg << "\"/>\n";
-      if (line.x.size() <= 40)  // few points (the dev loss): mark each one
-        for (size_t i = 0; i < line.x.size(); ++i)
-          svg << "<circle cx=\"" << px(line.x[i]) << "\" cy=\"" << py(line.y[i])
-              << "\" r=\"2.5\" fill=\"" << colours[l % 4] << "\"/>\n";
-    }
-  }
+  for (size_t index = 0; index < charts.size(); ++index)
+    draw_chart(svg, charts[index], kTop + static_cast<int>(index) * (kPanel + kGap) + 20);
   svg << "</svg>\n";
   write_file_atomically(path, svg.str());
 }
