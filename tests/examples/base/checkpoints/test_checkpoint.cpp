@@ -597,7 +597,10 @@ TEST_CASE("train --resume: errors from the checkpoint's files name the file",
         {"batch", -1},         {"step", 16.5},       {"seconds", -1.0},
         {"history", nlohmann::json::object()},      {"history", {1, 2}},
         {"dev_history", nlohmann::json::parse(R"([{"step": 3}])")}};
-    for (const auto& [field, value] : forged) {
+    for (const auto& forgery : forged) {
+      // Named copies: a lambda may not capture a structured binding under clang's OpenMP.
+      const std::string& field = forgery.first;
+      const nlohmann::json& value = forgery.second;
       INFO(field << " = " << value.dump());
       edit_json("trainer.json", [&](nlohmann::json& trainer) { trainer[field] = value; });
       CHECK_THROWS_WITH(train(options),
@@ -614,7 +617,10 @@ TEST_CASE("train --resume: errors from the checkpoint's files name the file",
         {"run", "label_smoothing", 2.0},  {"run", "data_path", 7},
         {"model", "d_model", 16.5},       {"model", "heads", -2},
         {"model", "dropout", 1.0},        {"model", "norm_first", 1}};
-    for (const auto& [section, field, value] : forged) {
+    for (const auto& forgery : forged) {
+      const std::string& section = std::get<0>(forgery);
+      const std::string& field = std::get<1>(forgery);
+      const nlohmann::json& value = std::get<2>(forgery);
       INFO(section << "." << field << " = " << value.dump());
       edit_json("config.json", [&](nlohmann::json& config) { config[section][field] = value; });
       CHECK_THROWS_WITH(train(options),
