@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tensor/threads.h"
+
 namespace atencion::nn {
 namespace {
 
@@ -20,10 +22,21 @@ void gather_rows(const Tensor& from, Tensor& to, const std::vector<int64_t>& par
   const std::size_t filled = length * head_dim * element;
   const char* source = static_cast<const char*>(from.storage()->data());
   char* target = static_cast<char*>(to.storage()->data());
-  for (std::size_t row = 0; row < parents.size(); ++row)
+  const int64_t rows = static_cast<int64_t>(parents.size());
+  auto copy_row = [&](int64_t row) {
     for (int64_t head = 0; head < heads; ++head)
       std::memcpy(target + (row * heads + head) * slot,
                   source + (parents[row] * heads + head) * slot, filled);
+  };
+  // The rows are shared by the threads (the bytes are the same at any count); one thread runs
+  // without an OpenMP region, which would cost a system call per reorder.
+  const int threads = num_threads();
+  if (threads > 1 && rows > 1) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t row = 0; row < rows; ++row) copy_row(row);
+  } else {
+    for (int64_t row = 0; row < rows; ++row) copy_row(row);
+  }
 }
 
 }  // namespace
