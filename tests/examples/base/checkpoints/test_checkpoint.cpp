@@ -204,6 +204,23 @@ TEST_CASE("checkpoint: save and load give back config, weights, optimizer, train
   CHECK(optimizer.step_count(0) == 1);
 }
 
+TEST_CASE("checkpoint: a family's own file needs a plain name of its own",
+          "[translate][checkpoint]") {
+  TempDir run("family-files");
+  for (const std::string name : {"../escape.model", "sub/dir.model", "config.json", "", ".."}) {
+    INFO("name '" << name << "'");
+    CheckpointData data = tiny_checkpoint();
+    data.files[name] = "bytes";
+    CHECK_THROWS_WITH(save_checkpoint(run.path.string(), 2, data),
+                      Contains("save_checkpoint: '" + name +
+                               "' is not a file name a checkpoint can hold"));
+  }
+  CheckpointData data = tiny_checkpoint();
+  data.files["notes.txt"] = "a family's own file";
+  const std::string dir = save_checkpoint(run.path.string(), 2, data);
+  CHECK(load_checkpoint(dir).files.at("notes.txt") == "a family's own file");
+}
+
 TEST_CASE("checkpoint: keeps the newest two, and 'latest' names the newest",
           "[translate][checkpoint]") {
   TempDir run("keep");
