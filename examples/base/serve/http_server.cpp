@@ -7,8 +7,10 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <mutex>
@@ -133,27 +135,22 @@ MHD_Result handle_request(void* cls, MHD_Connection* connection, const char* url
     try {
       request->match = route(method, url, server.endpoint_names);
     } catch (const RequestError& error) {
-      return send_json(connection, error_reply(error.status(), error.what()));
+      request->reply = error_reply(error.status(), error.what());
+      request->has_reply = true;  // sent once the body (if any) is read and dropped
     }
-    switch (request->match.route) {
-      case Route::page:
-        return send(connection, 200, server.service.page, "text/html; charset=utf-8");
-      case Route::health:
-        return send_json(connection, {200, {{"status", "ok"}, {"waiting", server.queue->waiting()}}});
-      case Route::info:
-        return send(connection, 200, server.info_text, "application/json; charset=utf-8");
-      case Route::model_call:
-        break;
-    }
-    if (declared_too_large(connection, server.options.body_bytes))
+    // Refused before it is read; the only answer given before the request's end, after which
+    // libmicrohttpd closes the connection (the body is not read).
+    if (request->match.route == Route::model_call && !request->has_reply &&
+        declared_too_large(connection, server.options.body_bytes))
       return send_json(connection, error_reply(413, too_large_reason(server.options.body_bytes)));
-    return MHD_YES;  // now the body
+    return MHD_YES;  // answers wait for the end of the request, so the connection stays open
   }
-  if (request->has_reply) return send_json(connection, request->reply);
   if (*upload_data_size > 0) {  // a piece of the body
     const std::size_t size = *upload_data_size;
     *upload_data_size = 0;
-    if (request->dropped == 0 && request->body.size() + size <= server.options.body_bytes) {
+    const bool wanted = request->match.route == Route::model_call && !request->has_reply;
+    if (wanted && request->dropped == 0 &&
+        request->body.size() + size <= server.options.body_bytes) {
       request->body.append(upload_data, size);
       return MHD_YES;
     }
@@ -162,6 +159,19 @@ MHD_Result handle_request(void* cls, MHD_Connection* connection, const char* url
     request->dropped += size;
     // Far past the limit: stop reading and close (libmicrohttpd cannot answer mid-body).
     return request->dropped > kDropFactor * server.options.body_bytes ? MHD_NO : MHD_YES;
+  }
+  // The request is complete (or resumed with its reply).
+  if (request->has_reply) return send_json(connection, request->reply);
+  switch (request->match.route) {
+    case Route::page:
+      return send(connection, 200, server.service.page, "text/html; charset=utf-8");
+    case Route::info:
+      return send(connection, 200, server.info_text, "application/json; charset=utf-8");
+    case Route::health:
+      return send_json(connection,
+                       {200, {{"status", "ok"}, {"waiting", server.queue->waiting()}}});
+    case Route::model_call:
+      break;
   }
   if (request->suspended) return MHD_YES;  // woken without a reply: keep waiting
   return submit(server, connection, *request);
@@ -181,6 +191,17 @@ nlohmann::json limits_info(const ServerOptions& options) {
           {"queue", options.batching.capacity},
           {"largest_batch", options.batching.largest_batch},
           {"batch_window_ms", options.batching.window.count() / 1000.0}};
+}
+
+// Each connection is a file descriptor: the soft limit (often 1,024) is raised towards the hard
+// one so that `connections` fit, with room for the model's files and the listening socket.
+void allow_open_files(unsigned connections) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  const rlim_t wanted = static_cast<rlim_t>(connections) + 64;
+  if (limit.rlim_cur >= wanted) return;
+  limit.rlim_cur = limit.rlim_max == RLIM_INFINITY ? wanted : std::min(wanted, limit.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &limit);
 }
 
 }  // namespace
@@ -205,6 +226,7 @@ Server::Server(Service service, ServerOptions options) : state_(std::make_unique
   info["limits"] = limits_info(options);
   state.info_text = info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   state.queue = std::make_unique<BatchQueue>(state.service.run_batch, options.batching);
+  allow_open_files(options.connections);
 
   // The address: IPv4 or IPv6, never a name looked up (localhost is 127.0.0.1).
   const std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;

@@ -195,7 +195,7 @@ TEST_CASE("serve: N concurrent clients get the answers of sequential ones") {
   for (auto& client : clients) CHECK(client.get());
 }
 
-TEST_CASE("serve: requests that arrive together share a batch; a full queue answers 503 at once") {
+TEST_CASE("serve: requests that arrive together share a batch, and a full queue answers 503 at once") {
   std::mutex mutex;
   std::vector<size_t> batch_sizes;
   std::atomic<bool> hold{false};
