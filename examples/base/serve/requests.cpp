@@ -10,6 +10,14 @@ namespace {
 
 std::string json_type(const nlohmann::json& value) { return value.type_name(); }
 
+// What a client sent, echoed in a reason: printable ASCII only ('?' for the rest, no quotes),
+// at most `longest` characters, so that a reason stays one short line.
+std::string printable(std::string_view text, std::size_t longest) {
+  std::string shown;
+  for (char c : text.substr(0, longest)) shown += (c >= ' ' && c <= '~' && c != '"') ? c : '?';
+  return text.size() > longest ? shown + "..." : shown;
+}
+
 }  // namespace
 
 RouteMatch route(std::string_view method, std::string_view path,
@@ -18,7 +26,7 @@ RouteMatch route(std::string_view method, std::string_view path,
   auto only = [&](std::string_view allowed, RouteMatch match) {
     if (method != allowed)
       throw RequestError(405, std::string(path) + " takes " + std::string(allowed) + ", not " +
-                                  std::string(method.substr(0, 16)));
+                                  printable(method, 16));
     return match;
   };
   if (path == "/" || path == "/index.html") return only("GET", {Route::page, ""});
@@ -93,11 +101,8 @@ void refuse_unknown_fields(const nlohmann::json& request, const std::vector<std:
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     std::string names;
     for (const std::string& name : known) names += (names.empty() ? "\"" : ", \"") + name + "\"";
-    // The key is echoed as printable ASCII, 32 characters at most: it may hold anything.
-    std::string shown;
-    for (char c : key.substr(0, 32)) shown += (c >= ' ' && c <= '~' && c != '"') ? c : '?';
-    throw RequestError(400, "unknown field \"" + shown + (key.size() > 32 ? "...\"" : "\"") +
-                                " (the fields are " + names + ")");
+    throw RequestError(400, "unknown field \"" + printable(key, 32) + "\" (the fields are " +
+                                names + ")");
   }
 }
 
