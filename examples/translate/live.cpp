@@ -11,9 +11,10 @@
 namespace atencion::examples::translate {
 
 TranslateRequest read_translate_request(const nlohmann::json& request) {
-  serve::refuse_unknown_fields(request, {"text", "beam"});
+  serve::refuse_unknown_fields(request, {"text", "beam", "details"});
   return {serve::string_field(request, "text"),
-          serve::integer_field(request, "beam", 1, 1, kLargestServedBeam)};
+          serve::integer_field(request, "beam", 1, 1, kLargestServedBeam),
+          serve::boolean_field(request, "details", true)};
 }
 
 namespace {
@@ -75,10 +76,20 @@ std::vector<serve::Reply> translate_requests(const Translator& translator,
         decode_ids(translator, batch, decode_options(beam, max_length));
     for (size_t k = 0; k < indices.size(); ++k) {
       const size_t i = indices[k];
-      const explorer::Sentence sentence =
-          attention_maps(translator, read[i].text, sources[i], outputs[k]);
       std::vector<std::string> source_pieces;
       for (int64_t id : sources[i]) source_pieces.push_back(translator.source_tokenizer.piece(id));
+      if (!read[i].details) {
+        std::vector<std::string> output_pieces;
+        for (int64_t id : outputs[k]) output_pieces.push_back(translator.target_tokenizer.piece(id));
+        output_pieces.push_back(translator.target_tokenizer.piece(Tokenizer::eos_id));
+        replies[i] = {200, {{"translation", translator.target_tokenizer.decode(outputs[k])},
+                            {"source_pieces", source_pieces},
+                            {"output_pieces", output_pieces},
+                            {"beam", beam}}};
+        continue;
+      }
+      const explorer::Sentence sentence =
+          attention_maps(translator, read[i].text, sources[i], outputs[k]);
       replies[i] = {200, translation_reply(sentence, source_pieces, beam)};
     }
   }

@@ -2,11 +2,14 @@
 // (examples/base/serve/): POST /api/translate, the live page, and the model's info.
 // Lesson: docs/17-serving.md
 //
-//   POST /api/translate {"text": "¿Cuál es tu nombre?", "beam": 1}
+//   POST /api/translate {"text": "¿Cuál es tu nombre?", "beam": 1, "details": true}
 //   → {"translation": "What is your name?", "source_pieces": [...], "output_pieces": [...],
 //      "alternatives": [[{"piece", "probability"} × 5] per output piece], "beam": 1,
 //      "sentence": {name, maps: every layer's and head's encoder self-, decoder masked self- and
 //                   encoder-decoder attention, ...} (explorer::sentence_data)}
+//   "details": false answers only translation, source_pieces, output_pieces and beam (no second
+//   run of the model for the maps and alternatives: what a program that wants only the text
+//   asks for, and what bench/serve_load.py compares with `translate`).
 #pragma once
 
 #include <string>
@@ -21,10 +24,12 @@ namespace atencion::examples::translate {
 constexpr int64_t kLargestServedBeam = 8;
 
 // The checks of a translate request that need no model: "text" a string, "beam" an integer
-// from 1 to kLargestServedBeam (1 when absent), no other field. Throws serve::RequestError (400).
+// from 1 to kLargestServedBeam (1 when absent), "details" true or false (true when absent), no
+// other field. Throws serve::RequestError (400).
 struct TranslateRequest {
   std::string text;
   int64_t beam = 1;
+  bool details = true;
 };
 TranslateRequest read_translate_request(const nlohmann::json& request);
 

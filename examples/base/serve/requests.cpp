@@ -96,6 +96,15 @@ int64_t integer_field(const nlohmann::json& request, const std::string& name, in
   return value;
 }
 
+bool boolean_field(const nlohmann::json& request, const std::string& name, bool fallback) {
+  const auto found = request.find(name);
+  if (found == request.end()) return fallback;
+  if (!found->is_boolean())
+    throw RequestError(400, "the field \"" + name + "\" must be true or false, not " +
+                                json_type(*found));
+  return found->get<bool>();
+}
+
 void refuse_unknown_fields(const nlohmann::json& request, const std::vector<std::string>& known) {
   for (const auto& [key, value] : request.items()) {
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;

@@ -119,6 +119,14 @@ TEST_CASE("serve: every endpoint, answers equal to the offline translation") {
       CHECK(maps[0].at("keys") == reply.at("source_pieces"));
     }
   }
+  // Without details: the same translation and pieces, no maps or alternatives.
+  const auto bare = call(port, "POST", "/api/translate",
+                         R"({"text": "El gato come pan.", "beam": 3, "details": false})");
+  REQUIRE(bare.status == 200);
+  const auto bare_reply = nlohmann::json::parse(bare.body);
+  CHECK(bare_reply.at("translation") == offline[1][0]);
+  CHECK(!bare_reply.contains("sentence"));
+  CHECK(!bare_reply.contains("alternatives"));
   // A blank text: an empty translation, as translate gives a blank line.
   const auto blank = call(port, "POST", "/api/translate", translate_body("   ", 1));
   CHECK(blank.status == 200);
@@ -149,6 +157,8 @@ TEST_CASE("serve: bad requests get their status and a one-line reason") {
       {"POST", "/api/translate", "{\"text\": \"a\", \"beam\": 99999999999999999999}", 400,
        "\"beam\" must be"},
       {"POST", "/api/translate", "{\"text\": \"a\", \"bema\": 2}", 400, "unknown field \"bema\""},
+      {"POST", "/api/translate", "{\"text\": \"a\", \"details\": 1}", 400,
+       "\"details\" must be true or false, not number"},
       {"POST", "/api/translate", std::string(100, '[') + std::string(100, ']'), 400,
        "nests deeper than 64"},
       {"POST", "/api/translate", translate_body(long_text, 1), 400,
