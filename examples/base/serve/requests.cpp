@@ -88,7 +88,8 @@ int64_t integer_field(const nlohmann::json& request, const std::string& name, in
                                 json_type(*found));
   // A number past int64's range parses as unsigned or is refused above.
   if (found->is_number_unsigned() && found->get<uint64_t>() > static_cast<uint64_t>(highest))
-    throw RequestError(400, "the field \"" + name + "\" must be " + range);
+    throw RequestError(400, "the field \"" + name + "\" must be " + range + ", not " +
+                                std::to_string(found->get<uint64_t>()));
   const int64_t value = found->get<int64_t>();
   if (value < lowest || value > highest)
     throw RequestError(400, "the field \"" + name + "\" must be " + range + ", not " +
