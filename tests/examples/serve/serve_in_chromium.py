@@ -6,7 +6,7 @@ with Debian's python3-selenium and chromium-driver: types a sentence, submits, w
 translation, and checks that it is the offline `translate`'s, that every attention map draws
 heads x queries x keys cells (the counts from the API's answer for the same sentence), that each
 output piece shows its five alternatives, that the head view's hover keeps only the hovered
-piece's lines, and that a sentence holding <script> and an <img onerror> is shown as text and
+piece's lines and its head chips hide and show a head's lines, and that a sentence holding <script> and an <img onerror> is shown as text and
 runs nothing. Exits 77 (CTest: skipped) when selenium or chromedriver is missing.
 """
 import os
@@ -102,6 +102,18 @@ def check_head_view(driver, answer):
         fail(f"head view: hovering query 1 shows the lines of rows {sorted(set(shown))}")
     if "attends to" not in driver.find_element(By.ID, "readout").text:
         fail("head view: the readout does not say what the hovered piece attends to")
+    # All heads, one colour each; a click on head 1's chip hides its lines, another shows them.
+    Select(driver.find_element(By.ID, "head")).select_by_value("all")
+    count = lambda head: len(driver.find_elements(By.CSS_SELECTOR,
+                                                  f"#maps line.link[data-head='{head}']"))
+    if count(0) == 0 or count(1) == 0:
+        fail("head view: all heads drawn, but head 0 or head 1 has no line")
+    driver.find_element(By.CSS_SELECTOR, ".head-chip[data-head='1']").click()
+    if count(1) != 0 or count(0) == 0:
+        fail("head view: hiding head 1 left its lines, or took head 0's")
+    driver.find_element(By.CSS_SELECTOR, ".head-chip[data-head='1']").click()
+    if count(1) == 0:
+        fail("head view: head 1 shown again has no line")
 
 
 def main():
