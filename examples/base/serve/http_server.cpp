@@ -211,6 +211,12 @@ std::string page_address(const std::string& host, uint16_t port) {
   return "http://" + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/";
 }
 
+bool is_listen_address(const std::string& host) {
+  in6_addr address{};
+  return host == "localhost" || inet_pton(AF_INET, host.c_str(), &address) == 1 ||
+         inet_pton(AF_INET6, host.c_str(), &address) == 1;
+}
+
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }

@@ -76,6 +76,9 @@ class Server {
 
 // "http://127.0.0.1:8080/" (IPv6 in brackets).
 std::string page_address(const std::string& host, uint16_t port);
+// Whether `host` is an address the server can listen on: IPv4 or IPv6 in numbers, or localhost
+// (never a name to look up).
+bool is_listen_address(const std::string& host);
 // Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost): the page is then
 // reachable from this machine only.
 bool is_loopback(const std::string& host);

@@ -16,6 +16,7 @@ namespace {
 struct ServeOptions {
   std::string model_dir = "runs/spa-eng";
   int64_t max_length = 64;  // as translate's default
+  int64_t port = 8080;
   serve::ServerOptions server;
 };
 
@@ -29,8 +30,10 @@ void run_serve(const ServeOptions& options) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   const Translator translator = Translator::from_checkpoint(load_checkpoint(options.model_dir));
+  serve::ServerOptions server_options = options.server;
+  server_options.port = static_cast<uint16_t>(options.port);
   serve::Server server(translate_service(translator, options.model_dir, options.max_length),
-                       options.server);
+                       server_options);
   const std::string address = serve::page_address(options.server.host, server.port());
   std::cout << "atencion-translate: serving " << options.model_dir << " at " << address
             << " (open it in a browser; the API is under " << address << "api/; Ctrl-C stops)\n";
@@ -56,9 +59,16 @@ Subcommand add_serve_command(CLI::App& app) {
       ->capture_default_str();
   command->add_option("--host", options->server.host,
                       "address to listen on (127.0.0.1: this machine only; 0.0.0.0: every network)")
-      ->capture_default_str();
-  command->add_option("--port", options->server.port, "port (0: any free one)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](const std::string& host) {
+            return serve::is_listen_address(host)
+                       ? std::string()
+                       : "not an IPv4 or IPv6 address (e.g. 127.0.0.1, 0.0.0.0, ::1), not " + host;
+          },
+          "ADDRESS"));
+  command->add_option("--port", options->port, "port (0: any free one)")
+      ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{65535}));
   command->add_option("--max-length", options->max_length, "longest translation, in pieces")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, kLongestMaxLen));
   command->add_option("--connections", options->server.connections, "open connections at most")
