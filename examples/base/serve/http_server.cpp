@@ -36,7 +36,6 @@ namespace {
 
 // One request between libmicrohttpd's calls.
 struct PendingRequest {
-  bool routed = false;
   RouteMatch match{Route::page, ""};
   std::string body;
   std::size_t dropped = 0;      // body bytes past the limit, read and thrown away
@@ -124,10 +123,9 @@ MHD_Result submit(Server::State& server, MHD_Connection* connection, PendingRequ
   return MHD_YES;
 }
 
-MHD_Result handle_request(void* cls, MHD_Connection* connection, const char* url,
-                          const char* method, const char* /*version*/, const char* upload_data,
-                          size_t* upload_data_size, void** request_slot) {
-  Server::State& server = *static_cast<Server::State*>(cls);
+MHD_Result handle(Server::State& server, MHD_Connection* connection, const char* url,
+                  const char* method, const char* upload_data, size_t* upload_data_size,
+                  void** request_slot) {
   auto* request = static_cast<PendingRequest*>(*request_slot);
   if (request == nullptr) {  // the headers are in: route before any body is read
     request = new PendingRequest;
@@ -175,6 +173,25 @@ MHD_Result handle_request(void* cls, MHD_Connection* connection, const char* url
   }
   if (request->suspended) return MHD_YES;  // woken without a reply: keep waiting
   return submit(server, connection, *request);
+}
+
+// libmicrohttpd is C: nothing may be thrown through it. A failure of ours answers 500, or closes
+// the connection when even that fails.
+MHD_Result handle_request(void* cls, MHD_Connection* connection, const char* url,
+                          const char* method, const char* /*version*/, const char* upload_data,
+                          size_t* upload_data_size, void** request_slot) {
+  try {
+    return handle(*static_cast<Server::State*>(cls), connection, url, method, upload_data,
+                  upload_data_size, request_slot);
+  } catch (const std::exception& error) {
+    try {
+      return send_json(connection, error_reply(500, std::string("the server failed: ") + error.what()));
+    } catch (...) {
+      return MHD_NO;
+    }
+  } catch (...) {
+    return MHD_NO;
+  }
 }
 
 void request_finished(void* /*cls*/, MHD_Connection* /*connection*/, void** request_slot,
