@@ -49,7 +49,7 @@ nlohmann::json parse_json_object(std::string_view body) {
   // Nesting is bounded: a request needs two levels, and 64 keep any recursion shallow.
   constexpr int kDeepest = 64;
   const auto bounded_depth = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-    if (depth > kDeepest)
+    if (depth >= kDeepest)  // depth counts from 0: the outermost value is level 1
       throw RequestError(400, "the body nests deeper than " + std::to_string(kDeepest) + " levels");
     return true;
   };
