@@ -81,7 +81,7 @@ TEST_CASE("batch queue: a failing batch function answers 500 to each of its jobs
   }
 }
 
-TEST_CASE("batch queue: full, it refuses; stopped, it answers what waits with 503") {
+TEST_CASE("batch queue: full, it refuses, and stopped, it answers what waits with 503") {
   std::atomic<bool> hold{true}, running{false};
   BatchQueue queue([&](const std::string&, const std::vector<nlohmann::json>& requests) {
     running = true;

@@ -20,7 +20,7 @@ std::pair<int, std::string> refusal(Call call) {
 
 }  // namespace
 
-TEST_CASE("requests: routes are fixed names; a query string is ignored") {
+TEST_CASE("requests: routes are fixed names, and a query string is ignored") {
   const std::vector<std::string> endpoints = {"translate"};
   CHECK(route("GET", "/", endpoints).route == Route::page);
   CHECK(route("GET", "/index.html", endpoints).route == Route::page);
