@@ -47,6 +47,32 @@ TEST_CASE("matmul equals matmul_reference on odd shapes, every transpose combina
   }
 }
 
+// Two matrices go straight to gemm (matmul's short path); with a batch dim of 1 they take the
+// general one. Same bits either way: on transposes, transposed views, rows wider than the
+// matrix (a column slice), and the small sizes of the direct tiles.
+TEST_CASE("two matrices give the bits of the same product as a batch of one", "[matmul]") {
+  Generator generator(13);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    for (auto [m, k, n] : {std::tuple{1, 1, 1}, {20, 32, 20}, {33, 17, 65}, {64, 64, 64}}) {
+      for (Trans trans_a : {Trans::No, Trans::Yes}) {
+        for (Trans trans_b : {Trans::No, Trans::Yes}) {
+          INFO(m << "x" << k << "x" << n << " " << dtype_name(dtype));
+          const Shape a_shape = trans_a == Trans::Yes ? Shape{k, m + 3} : Shape{m, k + 3};
+          const Shape b_shape = trans_b == Trans::Yes ? Shape{n, k} : Shape{k, n};
+          // A column slice: rows 3 values wider than the matrix.
+          Tensor a = randn(a_shape, generator, dtype).slice(1, 0, a_shape[1] - 3);
+          Tensor b = randn(b_shape, generator, dtype);
+          Tensor two = matmul(a, b, trans_a, trans_b);
+          Tensor batched = matmul(a.unsqueeze(0), b.unsqueeze(0), trans_a, trans_b).squeeze(0);
+          CHECK(two.to_vector() == batched.to_vector());
+          Tensor viewed = matmul(trans_a == Trans::Yes ? a.t() : a, trans_b == Trans::Yes ? b.t() : b);
+          CHECK(two.to_vector() == viewed.to_vector());
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("batch dims broadcast", "[matmul]") {
   Generator generator(3);
   Tensor a = randn({2, 1, 4, 5}, generator, DType::Float64);
