@@ -309,27 +309,58 @@ void direct_product(const MicroKernel<T>& kernel, const GemmShape& s, const T* a
     direct_block(kernel, s, a, b, c, accumulate, 0, s.m, begin, end);
 }
 
-// `batch` products: whole products per thread when the batch splits evenly (or finely
-// enough); otherwise one product after another, each split over the threads. A shared C
-// (stride 0) is written in batch order by one thread at a time.
-template <typename T>
-void batched_product(const GemmShape& s, int64_t batch, const T* a, int64_t stride_a,
-                     const T* b, int64_t stride_b, T* c, int64_t stride_c, bool accumulate) {
+// `batch` products, product i at the pointers where(i) = {A, B, C}: whole products per thread
+// when the batch splits evenly (or finely enough), and there is enough work for more than one
+// thread; otherwise one product after another, each split over the threads. A shared C
+// (`shared_c`: every product adds into the same one) is written in batch order by one thread
+// at a time.
+template <typename T, typename Where>
+void batched_product(const GemmShape& s, int64_t batch, Where where, bool shared_c,
+                     bool accumulate) {
   if (batch <= 0) return;
   const MicroKernel<T>& kernel = best_kernel<T>();
   const int threads = available_threads();
   const int64_t work = batch * s.m * s.n * s.k;
-  const bool split_batch = threads > 1 && stride_c != 0 && work >= 2 * min_work_per_thread &&
+  const bool split_batch = threads > 1 && !shared_c && work >= 2 * min_work_per_thread &&
                            (batch % threads == 0 || batch >= 4 * threads);
   if (!split_batch) {
-    for (int64_t i = 0; i < batch; ++i)
-      gemm_with(kernel, s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate,
-                threads);
+    for (int64_t i = 0; i < batch; ++i) {
+      const auto [a, b, c] = where(i);
+      gemm_with(kernel, s, a, b, c, accumulate, threads);
+    }
     return;
   }
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < batch; ++i)
-    gemm_with(kernel, s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate, 1);
+  for (int64_t i = 0; i < batch; ++i) {
+    const auto [a, b, c] = where(i);
+    gemm_with(kernel, s, a, b, c, accumulate, 1);
+  }
+}
+
+template <typename T>
+struct Pointers {
+  const T* a;
+  const T* b;
+  T* c;
+};
+
+template <typename T>
+void strided_batch(const GemmShape& s, int64_t batch, const T* a, int64_t stride_a, const T* b,
+                   int64_t stride_b, T* c, int64_t stride_c, bool accumulate) {
+  const auto where = [&](int64_t i) {
+    return Pointers<T>{a + i * stride_a, b + i * stride_b, c + i * stride_c};
+  };
+  batched_product<T>(s, batch, where, stride_c == 0, accumulate);
+}
+
+template <typename T>
+void batch_at_offsets(const GemmShape& s, int64_t batch, const T* a, const int64_t* offsets_a,
+                      const T* b, const int64_t* offsets_b, T* c, const int64_t* offsets_c,
+                      bool accumulate) {
+  const auto where = [&](int64_t i) {
+    return Pointers<T>{a + offsets_a[i], b + offsets_b[i], c + offsets_c[i]};
+  };
+  batched_product<T>(s, batch, where, /*shared_c=*/false, accumulate);
 }
 
 }  // namespace
@@ -400,12 +431,23 @@ void gemm(const GemmShape& s, const double* a, const double* b, double* c, bool 
 
 void gemm_batched(const GemmShape& s, int64_t batch, const float* a, int64_t stride_a,
                   const float* b, int64_t stride_b, float* c, int64_t stride_c, bool accumulate) {
-  gemm_detail::batched_product(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
+  gemm_detail::strided_batch(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
 }
 void gemm_batched(const GemmShape& s, int64_t batch, const double* a, int64_t stride_a,
                   const double* b, int64_t stride_b, double* c, int64_t stride_c,
                   bool accumulate) {
-  gemm_detail::batched_product(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
+  gemm_detail::strided_batch(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
+}
+
+void gemm_batched_at(const GemmShape& s, int64_t batch, const float* a,
+                     const int64_t* offsets_a, const float* b, const int64_t* offsets_b,
+                     float* c, const int64_t* offsets_c, bool accumulate) {
+  gemm_detail::batch_at_offsets(s, batch, a, offsets_a, b, offsets_b, c, offsets_c, accumulate);
+}
+void gemm_batched_at(const GemmShape& s, int64_t batch, const double* a,
+                     const int64_t* offsets_a, const double* b, const int64_t* offsets_b,
+                     double* c, const int64_t* offsets_c, bool accumulate) {
+  gemm_detail::batch_at_offsets(s, batch, a, offsets_a, b, offsets_b, c, offsets_c, accumulate);
 }
 
 }  // namespace atencion

@@ -9,6 +9,7 @@
 // Tensor indices that the fast path is tested against.
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tensor/detail/strided.h"
 #include "tensor/gemm.h"
@@ -166,12 +167,24 @@ void run_gemm(const Tensor& a, const Tensor& b, Tensor& out, const MatmulOperand
     gemm(folded, a_data, b_data, out_data, /*accumulate=*/false);
     return;
   }
-  auto multiply = [&](const std::array<int64_t, 3>& offsets, int64_t run) {
-    gemm_batched(shape, run, a_data + offsets[0], batches.inner_stride(0), b_data + offsets[1],
-                 batches.inner_stride(1), out_data + offsets[2], batches.inner_stride(2),
+  if (batches.shape.size() == 1) {  // one stride per operand: one strided batch
+    gemm_batched(shape, batches.numel(), a_data, batches.inner_stride(0), b_data,
+                 batches.inner_stride(1), out_data, batches.inner_stride(2),
                  /*accumulate=*/false);
-  };
-  batches.for_each_run(0, batches.numel(), multiply);
+    return;
+  }
+  // Batch dims that do not merge (e.g. [batch, heads] of heads split by view and transpose):
+  // every product's offsets, so that the threads split the whole batch, not one run of it.
+  const int64_t count = batches.numel();
+  std::vector<int64_t> offsets(static_cast<size_t>(3 * count));
+  int64_t item = 0;
+  batches.for_each_run(0, count, [&](const std::array<int64_t, 3>& first, int64_t run) {
+    for (int64_t i = 0; i < run; ++i, ++item)
+      for (int64_t k = 0; k < 3; ++k)
+        offsets[static_cast<size_t>(k * count + item)] = first[k] + i * batches.inner_stride(k);
+  });
+  gemm_batched_at(shape, count, a_data, offsets.data(), b_data, offsets.data() + count,
+                  out_data, offsets.data() + 2 * count, /*accumulate=*/false);
 }
 
 }  // namespace

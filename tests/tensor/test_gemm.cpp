@@ -408,3 +408,32 @@ TEMPLATE_TEST_CASE("gemm's direct path gives the same bits for teams of 1, 2, 3 
       require_close(x, one, reference, false);
     }
 }
+
+// Products at offsets (batch dims that do not merge into one stride): in any order of the
+// matrices in memory, each product is its own, on 1 and 2 threads with the same bits.
+TEMPLATE_TEST_CASE("gemm_batched_at multiplies the matrices at the offsets it is given",
+                   "[gemm][batched]", float, double) {
+  const int64_t batch = 12, m = 20, n = 32, k = 20;  // attention's P·V, enough for 2 threads
+  const Stored<TestType> a = random_stored<TestType>(batch * m, k, 0, 900);
+  const Stored<TestType> b = random_stored<TestType>(batch * k, n, 0, 901);
+  std::vector<int64_t> offsets_a, offsets_b, offsets_c;
+  for (int64_t i = 0; i < batch; ++i) {  // A read backwards, B in a stride-5 walk
+    offsets_a.push_back((batch - 1 - i) * m * k);
+    offsets_b.push_back((i * 5 % batch) * k * n);
+    offsets_c.push_back(i * m * n);
+  }
+  const GemmShape shape{m, n, k, false, false, k, n, n};
+  std::vector<TestType> reference(batch * m * n), one(batch * m * n, 7), two(batch * m * n, 7);
+  for (int64_t i = 0; i < batch; ++i)
+    atencion::gemm_reference(shape, a.values.data() + offsets_a[i],
+                             b.values.data() + offsets_b[i], reference.data() + offsets_c[i],
+                             false);
+  for (auto [threads, out] : {std::pair{1, &one}, std::pair{2, &two}})
+    with_threads(threads, [&] {
+      atencion::gemm_batched_at(shape, batch, a.values.data(), offsets_a.data(),
+                                b.values.data(), offsets_b.data(), out->data(),
+                                offsets_c.data(), false);
+    });
+  REQUIRE(std::memcmp(one.data(), two.data(), one.size() * sizeof(TestType)) == 0);
+  REQUIRE(count_far_apart(one, reference, k) == 0);
+}

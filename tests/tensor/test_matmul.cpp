@@ -4,6 +4,7 @@
 
 #include "tensor/ops.h"
 #include "tensor/random.h"
+#include "tensor/threads.h"
 
 using namespace atencion;
 using Catch::Contains;
@@ -130,6 +131,25 @@ TEST_CASE("attention-shaped products: Q Kᵀ and weights V over batch and heads"
   CHECK(allclose(self_scores, matmul_reference(heads, heads, Trans::No, Trans::Yes), 1e-5, 1e-5));
   CHECK(allclose(self_scores, matmul(heads.contiguous(), heads.contiguous().transpose(-2, -1)),
                  1e-6, 1e-6));
+}
+
+// Heads split by view and transpose: batch dims [batch, heads] that do not merge, all 4·8
+// products handed to the threads together (enough work for two). One thread and two give the
+// same bits.
+TEST_CASE("split heads: the same bits with 1 and 2 threads", "[matmul][threads]") {
+  Generator generator(17);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    Tensor projected = randn({4, 64, 8 * 32}, generator, dtype);
+    Tensor heads = projected.view({4, 64, 8, 32}).transpose(1, 2);  // [4, 8, 64, 32]
+    const int before = num_threads();
+    set_num_threads(1);
+    Tensor one = matmul(heads, heads, Trans::No, Trans::Yes);
+    set_num_threads(2);
+    Tensor two = matmul(heads, heads, Trans::No, Trans::Yes);
+    set_num_threads(before);
+    CHECK(one.to_vector() == two.to_vector());
+    CHECK(allclose(one, matmul_reference(heads, heads, Trans::No, Trans::Yes), 1e-4, 1e-4));
+  }
 }
 
 TEST_CASE("operands that need a copy: strided slices and expanded batches", "[matmul]") {
