@@ -242,7 +242,8 @@ void blocked_product(const MicroKernel<T>& kernel, const Blocking& blocking, con
 // much as the sums. So a product whose k sum is one block (k <= kc) and whose op(B) fits the L2
 // cache runs the direct tiles of gemm_kernel.h: op(A) is read where it is stored (one value is
 // broadcast per row and step, from A or Aᵀ alike), op(B) too when its rows are contiguous (B as
-// stored); only a transposed B is packed, since a tile loads a row of op(B) as vectors. Each
+// stored) and it is small; a transposed B is packed, since a tile loads a row of op(B) as
+// vectors, and so is a larger one (packs_b). Each
 // element of C is the same k-term sum, in the same order, as in blocked_product (whose k sum is
 // also one block): the same bits, whichever path and whichever number of threads.
 
@@ -253,9 +254,16 @@ constexpr int64_t max_direct_b_values = 256 * 256;
 // (measured on 128 x 128 x 128: 5% faster packed; on 64 x 64 x 64, 7% slower).
 constexpr int64_t min_packed_b_values = 128 * 128;
 
+bool packs_b(const GemmShape& s) { return s.trans_b || s.n * s.k >= min_packed_b_values; }
+
+// A transposed A is read a few values of each of k rows per row tile, k rows a row of A apart:
+// from 128 x 128 values on, packing it is faster (192 x 192 x 192: 152 µs packed, 161 direct).
+constexpr int64_t max_direct_transposed_a_values = 128 * 128;
+
 template <typename T>
 bool runs_direct(const MicroKernel<T>& kernel, const Blocking& blocking, const GemmShape& s) {
-  return kernel.width > 0 && s.k <= blocking.kc && s.n * s.k <= max_direct_b_values;
+  return kernel.width > 0 && s.k <= blocking.kc && s.n * s.k <= max_direct_b_values &&
+         (!s.trans_a || s.m * s.k < max_direct_transposed_a_values);
 }
 
 // C[rows, cols] (+)= op(A)[rows, :] · op(B)[:, cols] for rows [row_begin, row_end) and columns
@@ -266,7 +274,7 @@ void direct_block(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, 
                   int64_t col_end) {
   const int64_t a_row_stride = s.trans_a ? 1 : s.lda, a_step_stride = s.trans_a ? s.lda : 1;
   const T* packed_b = nullptr;  // op(B)[:, col_begin:col_end] as panels
-  if (s.trans_b || s.n * s.k >= min_packed_b_values) {
+  if (packs_b(s)) {
     T* buffer = b_buffer<T>().get(round_up(col_end - col_begin, kernel.nr) * s.k);
     pack_b(s, b, 0, s.k, col_begin, col_end - col_begin, kernel.nr, buffer);
     packed_b = buffer;
@@ -294,12 +302,12 @@ void direct_block(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, 
 }
 
 // Thread `me` of `team` takes a run of whole column panels (each thread then packs only its
-// own columns of a transposed B) or, when there are more row panels than column panels and B
-// is not packed, a run of row panels.
+// own columns of B, where B is packed) or, when there are more row panels than column panels
+// and B is not packed, a run of row panels.
 template <typename T>
 void direct_product(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b,
                     T* c, bool accumulate, int team, int me) {
-  const bool split_rows = !s.trans_b && ceil_div(s.m, kernel.mr) > ceil_div(s.n, kernel.nr);
+  const bool split_rows = !packs_b(s) && ceil_div(s.m, kernel.mr) > ceil_div(s.n, kernel.nr);
   int64_t begin = 0, end = split_rows ? s.m : s.n;
   if (team > 1) split(end, split_rows ? kernel.mr : kernel.nr, team, me, begin, end);
   if (begin >= end) return;
