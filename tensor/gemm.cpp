@@ -338,7 +338,11 @@ void batched_product(const GemmShape& s, int64_t batch, Where where, bool shared
     }
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
+  // Runs of about an eighth of a thread's share, taken as the threads come free: a thread
+  // that the machine pauses takes fewer of them instead of holding the others back (as the
+  // chunks of blocked_product). Each product is still one thread's, whole.
+  const int64_t run = std::max<int64_t>(1, batch / (8 * threads));
+#pragma omp parallel for schedule(dynamic, run) num_threads(threads)
   for (int64_t i = 0; i < batch; ++i) {
     const auto [a, b, c] = where(i);
     gemm_with(kernel, s, a, b, c, accumulate, 1);
