@@ -103,15 +103,15 @@ void run_batched(benchmark::State& state, const Batched& shape) {
   const int threads = static_cast<int>(state.range(0));
   const atencion::bench::UseThreads use_threads(threads);
   atencion::Generator generator(42);
-  const auto [batch, m, n, k, trans_a, trans_b] = shape;
+  const int64_t batch = shape.batch, m = shape.m, n = shape.n, k = shape.k;
   const Tensor a = atencion::randn(
-      trans_a == Trans::Yes ? atencion::Shape{batch, k, m} : atencion::Shape{batch, m, k},
+      shape.trans_a == Trans::Yes ? atencion::Shape{batch, k, m} : atencion::Shape{batch, m, k},
       generator);
   const Tensor b = atencion::randn(
-      trans_b == Trans::Yes ? atencion::Shape{batch, n, k} : atencion::Shape{batch, k, n},
+      shape.trans_b == Trans::Yes ? atencion::Shape{batch, n, k} : atencion::Shape{batch, k, n},
       generator);
   const double gflops = gflops_of(state, batch, m, n, k, [&] {
-    Tensor c = atencion::matmul(a, b, trans_a, trans_b);
+    Tensor c = atencion::matmul(a, b, shape.trans_a, shape.trans_b);
     benchmark::DoNotOptimize(c.data<float>());
   });
   atencion::bench::report_rate(state, shape.name(), threads, "gflops", gflops);

@@ -428,12 +428,12 @@ TEMPLATE_TEST_CASE("gemm_batched_at multiplies the matrices at the offsets it is
     atencion::gemm_reference(shape, a.values.data() + offsets_a[i],
                              b.values.data() + offsets_b[i], reference.data() + offsets_c[i],
                              false);
-  for (auto [threads, out] : {std::pair{1, &one}, std::pair{2, &two}})
-    with_threads(threads, [&] {
-      atencion::gemm_batched_at(shape, batch, a.values.data(), offsets_a.data(),
-                                b.values.data(), offsets_b.data(), out->data(),
-                                offsets_c.data(), false);
-    });
+  const auto multiply_into = [&](std::vector<TestType>& out) {
+    atencion::gemm_batched_at(shape, batch, a.values.data(), offsets_a.data(), b.values.data(),
+                              offsets_b.data(), out.data(), offsets_c.data(), false);
+  };
+  with_threads(1, [&] { multiply_into(one); });
+  with_threads(2, [&] { multiply_into(two); });
   REQUIRE(std::memcmp(one.data(), two.data(), one.size() * sizeof(TestType)) == 0);
   REQUIRE(count_far_apart(one, reference, k) == 0);
 }
