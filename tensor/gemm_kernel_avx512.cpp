@@ -71,6 +71,24 @@ ATENCION_AVX512_TARGET void column_masks(int cols, __mmask16 (&mask)[VECTORS]) {
   }
 }
 
+// C[0:ROWS, columns of `mask`] (+)= acc: masked loads and stores, so nothing past the last
+// column is read or written (tile and direct_tile end with it).
+template <typename L, int VECTORS, int ROWS>
+ATENCION_AVX512_TARGET inline void store_tile(const typename L::V (&acc)[ROWS][VECTORS],
+                                              const __mmask16 (&mask)[VECTORS],
+                                              typename L::T* c, int64_t ldc, bool accumulate) {
+#pragma GCC unroll 16
+  for (int r = 0; r < ROWS; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < VECTORS; ++v) {
+      typename L::T* out = c + r * ldc + v * L::width;
+      typename L::V value = acc[r][v];
+      if (accumulate) value = L::add(L::load_masked(mask[v], out), value);
+      L::store_masked(out, mask[v], value);
+    }
+  }
+}
+
 // C[0:ROWS, 0:cols] (+)= a_panel (ROWS of MR) x b_panel (VECTORS * width columns).
 template <typename L, int MR, int VECTORS, int ROWS>
 ATENCION_AVX512_TARGET void tile(int64_t k, const typename L::T* a_panel,
@@ -106,16 +124,7 @@ ATENCION_AVX512_TARGET void tile(int64_t k, const typename L::T* a_panel,
   // Columns past `cols` are masked off, so a narrow last tile writes straight into C.
   __mmask16 mask[VECTORS];
   column_masks<L, VECTORS>(cols, mask);
-#pragma GCC unroll 16
-  for (int r = 0; r < ROWS; ++r) {
-#pragma GCC unroll 4
-    for (int v = 0; v < VECTORS; ++v) {
-      typename L::T* out = c + r * ldc + v * L::width;
-      typename L::V value = acc[r][v];
-      if (accumulate) value = L::add(L::load_masked(mask[v], out), value);
-      L::store_masked(out, mask[v], value);
-    }
-  }
+  store_tile<L, VECTORS, ROWS>(acc, mask, c, ldc, accumulate);
 }
 
 // The tile from unpacked operands (gemm_kernel.h's DirectTileFunction): the same sums, with
@@ -150,16 +159,7 @@ ATENCION_AVX512_TARGET void direct_tile(int64_t k, const typename L::T* a, int64
     b += ldb;
   }
 
-#pragma GCC unroll 16
-  for (int r = 0; r < ROWS; ++r) {
-#pragma GCC unroll 4
-    for (int v = 0; v < VECTORS; ++v) {
-      typename L::T* out = c + r * ldc + v * L::width;
-      typename L::V value = acc[r][v];
-      if (accumulate) value = L::add(L::load_masked(mask[v], out), value);
-      L::store_masked(out, mask[v], value);
-    }
-  }
+  store_tile<L, VECTORS, ROWS>(acc, mask, c, ldc, accumulate);
 }
 
 template <typename L, int MR, int VECTORS, std::size_t... Rows>
