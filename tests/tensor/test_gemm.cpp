@@ -379,6 +379,50 @@ TEMPLATE_TEST_CASE("gemm's direct path for small products gives the blocked path
   }
 }
 
+// A direct tile that only counts its calls: which products take the direct path.
+template <typename T>
+int direct_calls = 0;
+
+template <typename T>
+void count_direct_call(int64_t, const T*, int64_t, int64_t, const T*, int64_t, T*, int64_t, int,
+                       bool) {
+  ++direct_calls<T>;
+}
+
+// The bits test above would pass as well if no product took the direct tiles: this one pins
+// the choice (gemm.cpp's runs_direct). Direct: a k sum of one block (k <= kc: 256 floats, 128
+// doubles) with op(B) of at most 256·256 values, and a transposed A of fewer than 128·128.
+// Blocked: a longer sum, a larger op(B), a larger transposed A.
+TEMPLATE_TEST_CASE("gemm takes the direct tiles for small products only", "[gemm][direct]",
+                   float, double) {
+  const detail::MicroKernel<TestType> best = kernels_this_cpu_runs<TestType>().back();
+  if (best.width == 0) {
+    WARN("no kernel with direct tiles on this CPU: nothing to check");
+    return;
+  }
+  detail::MicroKernel<TestType> counting = best;
+  for (auto& by_vectors : counting.direct)
+    for (auto& by_rows : by_vectors)
+      for (auto& tile : by_rows) tile = &count_direct_call<TestType>;
+  const int64_t kc = 1024 / sizeof(TestType);
+  const auto takes_direct_path = [&](Case t) {
+    const Operands<TestType> x = make_operands<TestType>(t, 1000);
+    std::vector<TestType> c = x.c.values;
+    direct_calls<TestType> = 0;
+    detail::gemm_with(counting, x.shape, x.a.values.data(), x.b.values.data(), c.data(), false,
+                      1);
+    return direct_calls<TestType> > 0;
+  };
+  CHECK(takes_direct_path({1, 1, 1}));
+  CHECK(takes_direct_path({20, 32, 20}));
+  CHECK(takes_direct_path({64, 64, 64, true, true}));
+  CHECK(takes_direct_path({40, 256, kc}));             // op(B) 256 x kc: packed, still direct
+  CHECK_FALSE(takes_direct_path({20, 32, kc + 1}));    // two blocks of the k sum
+  CHECK_FALSE(takes_direct_path({8, 256 * 256 / kc + 1, kc}));  // op(B) over 256·256 values
+  CHECK_FALSE(takes_direct_path({128, 8, 128, true}));  // a transposed A of 128·128 values
+  CHECK(takes_direct_path({127, 8, 128, true}));
+}
+
 // A small product with enough work for several threads splits its rows (B as stored) or its
 // columns (B transposed, each thread packing its own): 1, 2, 3 and 5 threads give the same bits.
 TEMPLATE_TEST_CASE("gemm's direct path gives the same bits for teams of 1, 2, 3 and 5 threads",
