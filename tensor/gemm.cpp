@@ -237,6 +237,7 @@ void blocked_product(const MicroKernel<T>& kernel, const Blocking& blocking, con
 }
 
 // ---- small products: the micro-kernel on the operands where they are --------------------
+// Lesson: docs/performance.md#small-products-the-kernel-on-the-operands-where-they-are
 // Packing pays for itself when a packed panel is read many times; in a product of a few dozen
 // rows and columns it is read a few times, and packing, the buffers and the five loops cost as
 // much as the sums. So a product whose k sum is one block (k <= kc) and whose op(B) fits the L2

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """bench/small_matmul/compare_small.py — small and batched float32 products: atencion next to
-OpenBLAS and Eigen, in alternating rounds (docs/performance.md#small-products).
+OpenBLAS and Eigen, in alternating rounds. Lesson:
+docs/performance.md#small-products-the-kernel-on-the-operands-where-they-are
 
 Runs build/bench/bench_small_matmul once per side, thread count and round, each in its own
 process, in the order A B C in one round and C B A in the next, so that a busy moment on a
