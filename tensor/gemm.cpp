@@ -303,12 +303,15 @@ void direct_block(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, 
 }
 
 // Thread `me` of `team` takes a run of whole column panels (each thread then packs only its
-// own columns of B, where B is packed) or, when there are more row panels than column panels
-// and B is not packed, a run of row panels.
+// own columns of B, where B is packed) or, when there are more row panels than column panels,
+// a run of row panels: always where B is not packed, and where it is, when there are fewer
+// column panels than threads (x·Wᵀ of a layer with few outputs: split by columns, most
+// threads would have none; each packs all of op(B) instead, at most 256·256 values).
 template <typename T>
 void direct_product(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b,
                     T* c, bool accumulate, int team, int me) {
-  const bool split_rows = !packs_b(s) && ceil_div(s.m, kernel.mr) > ceil_div(s.n, kernel.nr);
+  const int64_t row_panels = ceil_div(s.m, kernel.mr), col_panels = ceil_div(s.n, kernel.nr);
+  const bool split_rows = row_panels > col_panels && (!packs_b(s) || col_panels < team);
   int64_t begin = 0, end = split_rows ? s.m : s.n;
   if (team > 1) split(end, split_rows ? kernel.mr : kernel.nr, team, me, begin, end);
   if (begin >= end) return;

@@ -424,12 +424,14 @@ TEMPLATE_TEST_CASE("gemm takes the direct tiles for small products only", "[gemm
 }
 
 // A small product with enough work for several threads splits its rows (B as stored) or its
-// columns (B transposed, each thread packing its own): 1, 2, 3 and 5 threads give the same bits.
+// columns (B transposed, each thread packing its own; its rows where there are fewer column
+// panels than threads, each thread packing all of it): 1, 2, 3 and 5 threads give the same bits.
 TEMPLATE_TEST_CASE("gemm's direct path gives the same bits for teams of 1, 2, 3 and 5 threads",
                    "[gemm][direct][threads]", float, double) {
   const detail::MicroKernel<TestType> kernel = kernels_this_cpu_runs<TestType>().back();
   uint32_t seed = 800;
-  for (const Case& base : {Case{150, 120, 100}, Case{250, 40, 128}, Case{30, 250, 128}})
+  for (const Case& base :
+       {Case{150, 120, 100}, Case{250, 40, 128}, Case{30, 250, 128}, Case{1100, 20, 127}})
     for (bool trans_b : {false, true}) {
       Case t = base;
       t.trans_b = trans_b;
