@@ -1,10 +1,11 @@
-// examples/bert/main.cpp — `atencion-bert`: train, fill-mask, eval, show (one file each in
+// examples/bert/main.cpp — `atencion-bert`: train, fill-mask, eval, show, tokenize (a file each in
 // commands/). Lesson: docs/16-bert.md
 //
 //   atencion-bert train [--minutes 5] [--text FILE] [--out runs/bert] [--resume]
 //   atencion-bert fill-mask --model runs/bert "Me gusta [MASK] libros."   (or lines on stdin)
 //   atencion-bert eval --model runs/bert [--text FILE]
 //   atencion-bert show --model runs/bert "El perro come."
+//   atencion-bert tokenize --model runs/bert [--ids] "El perro come."     (or lines on stdin)
 //   any of the last three with --bert DIR: bert-base-uncased as Hugging Face publishes it
 #include <exception>
 #include <iostream>
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   const Subcommand subcommands[] = {add_train_command(app, communicator),
                                     add_fill_mask_command(app), add_eval_command(app),
-                                    add_show_command(app)};
+                                    add_show_command(app), add_tokenize_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -62,6 +62,7 @@ class MaskedLanguageTask : public TrainingTask {
     const Batch batch = stream_.next();
     const Batch shard = parallel.shard(batch, train_, batch_options_);
     const EncodedBatch whole = masked(batch), mine = masked(shard);
+    for (const int64_t length : batch.source_lengths) pieces_read_ += length;
     return {lm_.loss(mine), mine.masked, whole.masked};
   }
 
@@ -76,6 +77,7 @@ class MaskedLanguageTask : public TrainingTask {
   }
 
   const std::vector<std::vector<int64_t>>& held_out() const { return held_out_; }
+  int64_t pieces_read() const { return pieces_read_; }  // by this run, [CLS] and [SEP] included
 
  private:
   EncodedBatch masked(const Batch& batch) const {
@@ -96,6 +98,7 @@ class MaskedLanguageTask : public TrainingTask {
   const std::vector<std::vector<int64_t>> held_out_;
   const BatchOptions batch_options_;
   BatchStream stream_;
+  int64_t pieces_read_ = 0;
 };
 
 MaskedLanguageModel new_model(const TrainOptions& options, const TextSplit& split,
@@ -172,6 +175,10 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
   std::snprintf(line, sizeof line,
                 "held out: masked-token accuracy %.2f%%, loss %.4f over %lld masked pieces",
                 100 * held_out.accuracy, held_out.loss, static_cast<long long>(held_out.masked));
+  progress.message(line);
+  std::snprintf(line, sizeof line, "speed: %.0f pieces/s over %.1f s of training (%lld steps)",
+                static_cast<double>(task.pieces_read()) / trainer.seconds_this_run(),
+                trainer.seconds_this_run(), static_cast<long long>(trainer.steps_this_run()));
   progress.message(line);
   return last;
 }

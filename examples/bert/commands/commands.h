@@ -1,5 +1,5 @@
 // examples/bert/commands/commands.h — the subcommands of `atencion-bert`, one file each:
-// train.cpp, fill_mask.cpp, eval.cpp, show.cpp.
+// train.cpp, fill_mask.cpp, eval.cpp, show.cpp, tokenize.cpp.
 // Lesson: docs/16-bert.md#the-program
 #pragma once
 
@@ -21,6 +21,7 @@ Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& commu
 Subcommand add_fill_mask_command(CLI::App& app);
 Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);
+Subcommand add_tokenize_command(CLI::App& app);
 
 // Which model a command reads: a run directory of `train` (--model) or a directory in Hugging
 // Face's layout (--bert), which wins when given.
