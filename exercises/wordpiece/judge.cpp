@@ -23,12 +23,12 @@ TEST_CASE("wordpiece: the longest piece first", "[exercise]") {
   CHECK(exercise::wordpiece("aab", kSmall) == Pieces{"a", "##a", "##b"});
 }
 
-TEST_CASE("wordpiece: one spot no piece spells makes the whole word [UNK]", "[exercise]") {
+TEST_CASE("wordpiece: one spot no piece spells makes the whole word UNK", "[exercise]") {
   CHECK(exercise::wordpiece("aac", kSmall) == Pieces{"[UNK]"});
   CHECK(exercise::wordpiece("b", kSmall) == Pieces{"[UNK]"});  // "##b" cannot start a word
 }
 
-TEST_CASE("wordpiece: over 100 characters is [UNK]; characters, not bytes", "[exercise]") {
+TEST_CASE("wordpiece: over 100 characters is UNK, counting characters, not bytes", "[exercise]") {
   CHECK(exercise::wordpiece(std::string(101, 'a'), kSmall) == Pieces{"[UNK]"});
   CHECK(exercise::wordpiece(std::string(100, 'a'), kSmall).size() == 100);
   std::string accented;  // 60 characters, 120 bytes: "éé…" after "caf"

@@ -19,7 +19,7 @@ const WordPieces& pieces() {
 
 }  // namespace
 
-TEST_CASE("masking: 15% of the pieces chosen; of those 80% [MASK], 10% random, 10% unchanged") {
+TEST_CASE("masking: 15% of the pieces chosen, of those 80% masked, 10% random, 10% unchanged") {
   const std::vector<int64_t> sentence =
       pieces().encode("i gave the dog a bone because it was hungry and the dog was not");
   int64_t pieces_seen = 0, chosen = 0, masked = 0, replaced = 0, kept = 0;
@@ -65,7 +65,7 @@ TEST_CASE("masking: at least one piece of every sentence, the same ones for the 
   CHECK(mask_sentence(sentence, pieces(), 7).labels == mask_sentence(sentence, pieces(), 7).labels);
 }
 
-TEST_CASE("pieces: [MASK] in the text is the mask piece; [CLS] and [SEP] around the sentence") {
+TEST_CASE("pieces: the text MASK is the mask piece, with CLS and SEP around the sentence") {
   const std::vector<int64_t> ids = pieces().encode("The [MASK] gave[MASK]");
   const SpecialIds& special = pieces().special();
   CHECK(ids == std::vector<int64_t>{special.cls, pieces().encode_text("the")[0], special.mask,

@@ -44,7 +44,7 @@ TEST_CASE("wordpiece: the pieces of Hugging Face's JavaScript tokenizer on 442 s
   CHECK(checked == 442);
 }
 
-TEST_CASE("wordpiece: greedy longest match first, ## after the first piece, [UNK] for the rest") {
+TEST_CASE("wordpiece: greedy longest match first, ## after the first piece, UNK for the rest") {
   const std::set<std::string> vocabulary{"un", "##aff", "##able", "unaff", "a", "##a", "##b"};
   auto in_vocabulary = [&](std::string_view piece) {
     return vocabulary.count(std::string(piece)) > 0;
