@@ -107,10 +107,21 @@ CheckpointData MaskedLanguageModel::to_checkpoint() const {
   return data;
 }
 
+namespace {
+
+// The first 40 bytes or so of `text`, cut between two UTF-8 characters, with "..." if cut.
+std::string opening(const std::string& text) {
+  size_t end = std::min<size_t>(text.size(), 40);
+  while (end < text.size() && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end) + (end < text.size() ? "..." : "");
+}
+
+}  // namespace
+
 std::vector<int64_t> MaskedLanguageModel::encode(const std::string& text) const {
   std::vector<int64_t> ids = pieces->encode(text);
   if (static_cast<int64_t>(ids.size()) > config.max_positions)
-    throw std::invalid_argument("\"" + text.substr(0, 40) + (text.size() > 40 ? "..." : "") +
+    throw std::invalid_argument("\"" + opening(text) +
                                 "\" is " + std::to_string(ids.size()) +
                                 " pieces with [CLS] and [SEP], over the model's " +
                                 std::to_string(config.max_positions) + " positions");
