@@ -66,7 +66,7 @@ void show_bert_weights(const std::filesystem::path& out, const std::string& bert
   }
   const examples::BertDirectory directory = examples::read_bert_directory(bert_dir);
   Generator unused(0);
-  nn::Bert model(directory.weights.config, unused);
+  nn::Bert model(directory.weights.config, unused, nn::Bert::Init::ForLoading);
   nn::load_hugging_face_bert(model, directory.weights);
   model.eval();
   NoGradGuard no_grad;

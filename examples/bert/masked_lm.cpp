@@ -73,7 +73,7 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
                                std::to_string(config.vocab) + ", " + std::to_string(config.hidden) +
                                "]");
   Generator generator(0);  // replaced by the checkpoint's weights
-  auto model = std::make_shared<nn::Bert>(config, generator);
+  auto model = std::make_shared<nn::Bert>(config, generator, nn::Bert::Init::ForLoading);
   try {
     model->load_state_dict(checkpoint.model);
   } catch (const std::invalid_argument& error) {
@@ -87,7 +87,7 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
 MaskedLanguageModel MaskedLanguageModel::from_hugging_face(const std::string& directory) {
   BertDirectory found = read_bert_directory(directory);
   Generator generator(0);
-  auto model = std::make_shared<nn::Bert>(found.weights.config, generator);
+  auto model = std::make_shared<nn::Bert>(found.weights.config, generator, nn::Bert::Init::ForLoading);
   nn::load_hugging_face_bert(*model, found.weights);
   model->eval();
   MaskedLanguageModel out{found.weights.config, std::move(model),
