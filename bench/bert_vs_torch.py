@@ -384,7 +384,7 @@ def main():
     parser.add_argument("--minutes", type=float, default=5)
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="for training, both sides")
     parser.add_argument("--torch-threads", default="", help="fill-mask thread counts (default: 1 and --threads)")
-    parser.add_argument("--fill-sentences", type=int, default=256)
+    parser.add_argument("--fill-sentences", type=int, default=512)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--skip-training", action="store_true")
     args = parser.parse_args()
