@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/examples/bert/bert_program.sh ATENCION_BERT WORK_DIR FIXTURE_DIR — atencion-bert end to
-# end on a tiny text: train (and resume), fill-mask from arguments and from stdin, eval twice
+# end on a tiny text: train (and resume exactly), fill-mask from arguments and from stdin, eval twice
 # (the same figures: the masking is seeded), show's page; --bert with the small Hugging Face
 # layout fixture; and each bad input the issue lists refused in one line.
 set -euo pipefail
@@ -20,6 +20,13 @@ fail() { echo "FAIL: $*"; exit 1; }
 grep -q "held out: masked-token accuracy" "$work/train.log" || fail "no held-out accuracy line"
 "$bert" --threads 1 train --out "$work/run" --resume --steps 30 > "$work/resume.log"
 grep -q "step-00000030" "$work/resume.log" || fail "the resumed run did not reach step 30"
+# Exact: 20 steps then 10 resumed score as 30 in one go (batches, masks and dropout restored).
+"$bert" --threads 1 train --text "$work/text.txt" --out "$work/straight" --steps 30 "${tiny[@]}" \
+  > /dev/null
+"$bert" eval --model "$work/run" --text "$work/text.txt" > "$work/resumed-eval.txt"
+"$bert" eval --model "$work/straight" --text "$work/text.txt" > "$work/straight-eval.txt"
+cmp -s "$work/resumed-eval.txt" "$work/straight-eval.txt" ||
+  fail "resumed run differs: $(cat "$work/resumed-eval.txt") vs $(cat "$work/straight-eval.txt")"
 
 # fill-mask: two masks give two lines of guesses; stdin gives one block per line.
 "$bert" fill-mask --model "$work/run" --top-k 3 "El [MASK] come [MASK]." > "$work/fill.txt"
