@@ -150,6 +150,9 @@ std::vector<std::vector<int64_t>> greedy(Transformer& model,
     if (still_active.size() < active.size() && !still_active.empty()) scorer.keep_rows(parents);
     active = std::move(still_active);
     prefixes = std::move(next_prefixes);
+    if (options.on_step)
+      for (size_t r = 0; r < active.size(); ++r)
+        options.on_step(active[r], {prefixes[r].begin() + 1, prefixes[r].end()});
   }
   for (size_t r = 0; r < active.size(); ++r)  // reached max_length without eos
     outputs[active[r]].assign(prefixes[r].begin() + 1, prefixes[r].end());
@@ -222,18 +225,18 @@ void extend_beams(BeamSearch& search, const double* rows, int64_t vocab, int64_t
   if (!search.done) parents.insert(parents.end(), next_parents.begin(), next_parents.end());
 }
 
-// The search's answer: of its finished hypotheses and those still alive (at max_length, or
-// when enough had finished), the best by log p / lp(n), n = tokens after bos; without bos and
-// eos.
-std::vector<int64_t> best_output(BeamSearch& search, const DecodeOptions& options) {
+// The best of a search's finished hypotheses and those still alive, by log p / lp(n), n =
+// tokens after bos, without bos and eos: its answer once it stops (at max_length, or when enough
+// had finished), and its best guess so far before.
+std::vector<int64_t> best_output(const BeamSearch& search, const DecodeOptions& options) {
   auto score = [&](const Hypothesis& h) {
     const double n = static_cast<double>(h.prefix.size() - 1);
     return h.log_prob / std::pow((5.0 + n) / 6.0, options.length_penalty);
   };
-  for (auto& beam : search.beams) search.finished.push_back(std::move(beam));
-  const auto best = std::max_element(
-      search.finished.begin(), search.finished.end(),
-      [&](const auto& x, const auto& y) { return score(x) < score(y); });
+  const Hypothesis* best = nullptr;
+  for (const auto* hypotheses : {&search.finished, &search.beams})
+    for (const Hypothesis& h : *hypotheses)
+      if (best == nullptr || score(*best) < score(h)) best = &h;
   std::vector<int64_t> output;
   for (size_t i = 1; i < best->prefix.size() && best->prefix[i] != options.eos_id; ++i)
     output.push_back(best->prefix[i]);
@@ -266,6 +269,9 @@ std::vector<std::vector<int64_t>> search_beams(Transformer& model,
       first_row += alive;
     }
     if (!parents.empty()) scorer.keep_rows(parents);
+    if (options.on_step)
+      for (size_t i = 0; i < searches.size(); ++i)
+        if (!searches[i].done) options.on_step(i, best_output(searches[i], options));
   }
   std::vector<std::vector<int64_t>> outputs;
   for (auto& search : searches) outputs.push_back(best_output(search, options));
@@ -335,8 +341,13 @@ std::vector<std::vector<int64_t>> decode(Transformer& model,
     const size_t end = std::min(order.size(), start + static_cast<size_t>(options.batch_size));
     std::vector<std::vector<int64_t>> batch;
     for (size_t i = start; i < end; ++i) batch.push_back(sources[order[i]]);
-    auto decoded = options.beam > 1 ? search_beams(model, batch, options)
-                                    : greedy(model, batch, options);
+    DecodeOptions in_batch = options;  // on_step names a source by its index in `sources`
+    if (options.on_step)
+      in_batch.on_step = [&](size_t row, const std::vector<int64_t>& output) {
+        options.on_step(order[start + row], output);
+      };
+    auto decoded = options.beam > 1 ? search_beams(model, batch, in_batch)
+                                    : greedy(model, batch, in_batch);
     for (size_t i = start; i < end; ++i) outputs[order[i]] = std::move(decoded[i - start]);
   }
   return outputs;

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "nn/transformer.h"
@@ -34,6 +35,11 @@ struct DecodeOptions {
   int64_t batch_size = 64;      // sources decoded at once (times beam rows for beam search)
   bool use_cache = true;        // false: recompute the whole prefix at every step
   int64_t pad_id = 0, bos_id = 2, eos_id = 3;
+  // Called after every step with a source's output so far (its index in `sources`; ids without
+  // bos and eos), for each source still searching: greedy's prefix, or beam search's best
+  // hypothesis, by the same score as its answer. What a server streams while it decodes; it
+  // changes no output.
+  std::function<void(size_t source, const std::vector<int64_t>& output)> on_step;
 };
 
 // Output ids (no bos, no eos) for each source's ids. Sources run in batches of batch_size,

@@ -34,11 +34,22 @@ nlohmann::json translation_reply(const explorer::Sentence& sentence,
           {"sentence", std::move(data)}};
 }
 
+// A streamed request's line after decoding step `step`: its output so far.
+nlohmann::json partial_line(const Translator& translator, int64_t step,
+                            const std::vector<int64_t>& output) {
+  std::vector<std::string> pieces;
+  for (int64_t id : output) pieces.push_back(translator.target_tokenizer.piece(id));
+  return {{"partial", true},
+          {"step", step},
+          {"translation", translator.target_tokenizer.decode(output)},
+          {"output_pieces", pieces}};
+}
+
 }  // namespace
 
 std::vector<serve::Reply> translate_requests(const Translator& translator,
                                              const std::vector<nlohmann::json>& requests,
-                                             int64_t max_length) {
+                                             int64_t max_length, const serve::Progress& progress) {
   std::vector<serve::Reply> replies(requests.size());
   std::vector<TranslateRequest> read(requests.size());
   std::vector<std::vector<int64_t>> sources(requests.size());
@@ -69,11 +80,21 @@ std::vector<serve::Reply> translate_requests(const Translator& translator,
     }
     by_beam[read[i].beam].push_back(i);
   }
-  for (const auto& [beam, indices] : by_beam) {
+  for (const auto& group : by_beam) {
+    // Not a structured binding: the lambda below captures these (clang refuses those under
+    // OpenMP).
+    const int64_t beam = group.first;
+    const std::vector<size_t>& indices = group.second;
     std::vector<std::vector<int64_t>> batch;
     for (size_t i : indices) batch.push_back(sources[i]);
-    const std::vector<std::vector<int64_t>> outputs =
-        decode_ids(translator, batch, decode_options(beam, max_length));
+    nn::DecodeOptions options = decode_options(beam, max_length);
+    // Every row of the batch reports once per step, so the step is counted per request.
+    std::vector<int64_t> steps(indices.size(), 0);
+    options.on_step = [&](size_t k, const std::vector<int64_t>& output) {
+      if (progress.wanted(indices[k]))
+        progress.push(indices[k], partial_line(translator, ++steps[k], output));
+    };
+    const std::vector<std::vector<int64_t>> outputs = decode_ids(translator, batch, options);
     for (size_t k = 0; k < indices.size(); ++k) {
       const size_t i = indices[k];
       std::vector<std::string> source_pieces;
@@ -105,6 +126,7 @@ serve::Service translate_service(const Translator& translator, const std::string
       "Type a Spanish sentence: the model loaded from " + model_dir +
       " translates it, and the maps show where each layer and head looked while it did.";
   page.live = {{"endpoint", "/api/translate"},
+               {"stream", "/api/translate/stream"},
                {"placeholder", "¿Cuál es tu nombre?"},
                {"longest", longest_source(translator)},
                {"beam_max", kLargestServedBeam}};
@@ -120,12 +142,13 @@ serve::Service translate_service(const Translator& translator, const std::string
                   {"longest_text_pieces", longest_source(translator)},
                   {"largest_beam", kLargestServedBeam},
                   {"max_output_pieces", std::min<int64_t>(max_length, config.max_len - 1)}};
-  service.endpoints = {{"translate", [](const nlohmann::json& request) {
-                          (void)read_translate_request(request);
-                        }}};
+  service.endpoints = {{"translate",
+                        [](const nlohmann::json& request) { (void)read_translate_request(request); },
+                        /*streams=*/true}};
   service.run_batch = [&translator, max_length](const std::string& /*endpoint*/,
-                                                const std::vector<nlohmann::json>& requests) {
-    return translate_requests(translator, requests, max_length);
+                                                const std::vector<nlohmann::json>& requests,
+                                                const serve::Progress& progress) {
+    return translate_requests(translator, requests, max_length, progress);
   };
   return service;
 }

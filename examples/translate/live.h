@@ -10,6 +10,11 @@
 //   "details": false answers only translation, source_pieces, output_pieces and beam (no second
 //   run of the model for the maps and alternatives: what a program that wants only the text
 //   asks for, and what bench/serve_load.py compares with `translate`).
+//
+//   POST /api/translate/stream, the same request → one line per decoding step while the
+//   translation is produced, {"partial": true, "step": s, "translation": "What is",
+//   "output_pieces": ["▁What", "▁is"]} (greedy: the output so far; beam: the best hypothesis so
+//   far, which may change its earlier words), then the line /api/translate answers.
 #pragma once
 
 #include <string>
@@ -36,10 +41,12 @@ TranslateRequest read_translate_request(const nlohmann::json& request);
 // One reply per request, in order: the requests of each beam width are decoded in one batch
 // (decode_ids), then each is run once more for its maps and alternatives. A text with more
 // pieces than the model's positions cover gets 400 naming the limit; a blank text, an empty
-// translation and no maps.
+// translation and no maps. A request that streams (progress.wanted) gets a partial line after
+// each decoding step.
 std::vector<serve::Reply> translate_requests(const Translator& translator,
                                              const std::vector<nlohmann::json>& requests,
-                                             int64_t max_length);
+                                             int64_t max_length,
+                                             const serve::Progress& progress = {});
 
 // The service: the live page (explorer.html with its live data), the info and the endpoint.
 // `translator` must outlive the server; only the server's model thread uses it.

@@ -220,3 +220,36 @@ TEST_CASE("decode: bad options give clear errors", "[decoding]") {
   CHECK_THROWS_WITH(decode(model, sources, eos_is_pad), Contains("eos_id 0 is also the pad"));
   CHECK(decode(model, {}, options(1, 8)).empty());
 }
+
+TEST_CASE("decode: on_step reports each source's output so far, changing no output",
+          "[decoding]") {
+  auto owned = tiny_model(3);
+  Transformer& model = *owned;
+  for (int64_t beam : {1, 3}) {
+    INFO("beam " << beam);
+    const auto plain = decode(model, sources, options(beam, 8));
+    DecodeOptions watched = options(beam, 8);
+    watched.batch_size = 2;  // sorted into batches: on_step still names sources by input index
+    std::vector<std::vector<std::vector<int64_t>>> seen(sources.size());
+    watched.on_step = [&](size_t source, const std::vector<int64_t>& output) {
+      REQUIRE(source < sources.size());
+      seen[source].push_back(output);
+    };
+    CHECK(decode(model, sources, watched) == plain);
+    for (size_t i = 0; i < sources.size(); ++i) {
+      INFO("source " << i);
+      // A source is reported at most once per step, never past max_length.
+      CHECK(seen[i].size() <= 8);
+      for (size_t step = 0; step < seen[i].size(); ++step) {
+        CHECK(seen[i][step].size() <= step + 1);
+        // Greedy's output only grows, one token a step, towards its answer.
+        if (beam == 1) {
+          CHECK(seen[i][step].size() == step + 1);
+          CHECK(std::equal(seen[i][step].begin(), seen[i][step].end(), plain[i].begin()));
+        }
+      }
+      // A greedy source that ran to max_length was reported at its last step with its answer.
+      if (beam == 1 && plain[i].size() == 8) CHECK((!seen[i].empty() && seen[i].back() == plain[i]));
+    }
+  }
+}

@@ -65,8 +65,10 @@ struct Page {
   std::vector<Sentence> sentences;
   std::vector<Chart> charts;  // none: the page says there is no training run
   // The live page (examples/base/serve/, docs/17-serving.md): null for a static file; else
-  // {"endpoint": "/api/translate", "placeholder": "a sentence to try", "longest": pieces,
-  //  "beam_max": n}: the page shows a text box and adds each answer's "sentence" to its list.
+  // {"endpoint": "/api/translate", "stream": "/api/translate/stream" (optional),
+  //  "placeholder": "a sentence to try", "longest": pieces, "beam_max": n}: the page shows a
+  //  text box, the translation as it grows (from the stream), and adds each answer's
+  //  "sentence" to its list.
   nlohmann::json live = nullptr;
 };
 

@@ -70,10 +70,14 @@ std::vector<BatchQueue::Job> BatchQueue::next_batch() {
 void BatchQueue::model_loop() {
   for (std::vector<Job> batch = next_batch(); !batch.empty(); batch = next_batch()) {
     std::vector<nlohmann::json> requests;
-    for (const Job& job : batch) requests.push_back(job.request);
+    std::vector<Progress::Sink> sinks;
+    for (const Job& job : batch) {
+      requests.push_back(job.request);
+      sinks.push_back(job.partial);
+    }
     std::vector<Reply> replies;
     try {
-      replies = run_(batch.front().endpoint, requests);
+      replies = run_(batch.front().endpoint, requests, Progress(std::move(sinks)));
       if (replies.size() != batch.size())
         throw std::logic_error("the batch function gave " + std::to_string(replies.size()) +
                                " replies for " + std::to_string(batch.size()) + " requests");

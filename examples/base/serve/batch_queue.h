@@ -30,11 +30,33 @@ struct Reply {
 };
 Reply error_reply(int status, const std::string& reason);  // {"error": reason}
 
-// A model's batch function: one reply per request, in order. Runs on the model thread only.
-// A request it refuses (e.g. a text longer than the model's positions) gets its own 400; an
-// exception fails the whole batch with 500.
+// What a batch function may send before its replies: a streamed request's partial result
+// after each step of the model (POST /api/<name>/stream; docs/17-serving.md#streaming).
+// Requests that do not stream ignore what is pushed for them.
+class Progress {
+ public:
+  using Sink = std::function<void(nlohmann::json partial)>;  // empty: the request does not stream
+  Progress() = default;
+  explicit Progress(std::vector<Sink> sinks) : sinks_(std::move(sinks)) {}
+  // Whether request `request` of the batch streams (so that its partial results are worth making).
+  bool wanted(std::size_t request) const {
+    return request < sinks_.size() && static_cast<bool>(sinks_[request]);
+  }
+  void push(std::size_t request, nlohmann::json partial) const {
+    if (wanted(request)) sinks_[request](std::move(partial));
+  }
+
+ private:
+  std::vector<Sink> sinks_;
+};
+
+// A model's batch function: one reply per request, in order, and for streamed requests their
+// partial results on the way. Runs on the model thread only. A request it refuses (e.g. a text
+// longer than the model's positions) gets its own 400; an exception fails the whole batch with
+// 500.
 using BatchFunction = std::function<std::vector<Reply>(const std::string& endpoint,
-                                                        const std::vector<nlohmann::json>& requests)>;
+                                                        const std::vector<nlohmann::json>& requests,
+                                                        const Progress& progress)>;
 
 struct BatchOptions {
   std::size_t capacity = 256;      // requests waiting at most; one more is refused (503)
@@ -44,11 +66,13 @@ struct BatchOptions {
 
 class BatchQueue {
  public:
-  // `done` of a job is called exactly once, from the model thread (or from stop()).
+  // `done` of a job is called exactly once, from the model thread (or from stop()); `partial`
+  // (empty unless the request streams) any number of times before it, from the model thread.
   struct Job {
     std::string endpoint;
     nlohmann::json request;
     std::function<void(Reply)> done;
+    Progress::Sink partial = {};
   };
 
   BatchQueue(BatchFunction run, BatchOptions options);  // starts the model thread

@@ -2,6 +2,8 @@
 // libmicrohttpd calls handle_request several times per request (its callback protocol): once
 // with the headers, once per piece of the body, once when the body is complete, and once more
 // after a suspended request is resumed. Each request carries a PendingRequest between calls.
+// A streamed request's answer is a callback response that libmicrohttpd asks for bytes as the
+// socket can take them; a Stream sits between it and the model thread.
 #include "base/serve/http_server.h"
 
 #include <arpa/inet.h>
@@ -13,7 +15,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include "base/serve/requests.h"
@@ -24,6 +28,7 @@ struct Server::State {
   Service service;
   ServerOptions options;
   std::vector<std::string> endpoint_names;
+  std::vector<std::string> streaming_names;  // those that also answer at /api/<name>/stream
   std::string info_text;  // GET /api/info, made once
   std::unique_ptr<BatchQueue> queue;
   MHD_Daemon* daemon = nullptr;
@@ -34,6 +39,106 @@ struct Server::State {
 
 namespace {
 
+std::string dump_line(const nlohmann::json& value) {
+  // replace: a string that is not UTF-8 cannot make dump() throw on either thread.
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// A streamed request's lines on their way from the model thread (partial() after each step,
+// finish() once) to libmicrohttpd (next_bytes() when the socket can take more). The memory is
+// bounded whatever the reader's speed: the line being sent, the newest partial line not begun
+// (a newer one replaces it, so a slow reader sees fewer steps, never a growing queue), and the
+// final reply. The connection is suspended while there is nothing to send, and resumed by the
+// model thread when there is, unless it has closed (a client gone mid-stream costs the model
+// thread nothing but the lines it makes).
+class Stream {
+ public:
+  explicit Stream(MHD_Connection* connection) : connection_(connection) {}
+
+  void partial(const nlohmann::json& line) {
+    std::string text = dump_line(line);
+    std::lock_guard lock(mutex_);
+    if (final_.has_value()) return;
+    newest_ = std::move(text);
+    wake();
+  }
+  void finish(Reply reply) {
+    std::lock_guard lock(mutex_);
+    newest_.clear();  // the final line supersedes a partial one not yet begun
+    final_ = std::move(reply);
+    wake();
+  }
+  // The connection is gone (request_finished): it is never resumed again.
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+  }
+  // Called before the request is queued, by the HTTP thread that suspends it.
+  void mark_suspended() {
+    std::lock_guard lock(mutex_);
+    suspended_ = true;
+  }
+
+  // What the HTTP thread does once the request is resumed: answer with the final reply alone
+  // (an error before any line, e.g. 400 for a text too long: the status is still free), begin
+  // the stream, or go on waiting (suspended again).
+  enum class Next { reply_alone, begin, wait };
+  Next next(Reply& reply) {
+    std::lock_guard lock(mutex_);
+    if (final_.has_value() && newest_.empty() && final_->status != 200) {
+      reply = *final_;
+      return Next::reply_alone;
+    }
+    if (final_.has_value() || !newest_.empty()) return Next::begin;
+    suspend();
+    return Next::wait;
+  }
+
+  // libmicrohttpd's content reader: up to `room` bytes into `out`; 0 with the connection
+  // suspended when no line is ready; the end after the final line.
+  ssize_t next_bytes(char* out, std::size_t room) {
+    std::lock_guard lock(mutex_);
+    if (sent_ == sending_.size()) {
+      sending_.clear();
+      sent_ = 0;
+      if (!newest_.empty()) {
+        sending_.swap(newest_);
+      } else if (final_.has_value() && !final_sent_) {
+        sending_ = dump_line(final_->body);
+        final_sent_ = true;
+      } else if (final_sent_) {
+        return MHD_CONTENT_READER_END_OF_STREAM;
+      } else {
+        suspend();
+        return 0;
+      }
+    }
+    const std::size_t size = std::min(room, sending_.size() - sent_);
+    std::memcpy(out, sending_.data() + sent_, size);
+    sent_ += size;
+    return static_cast<ssize_t>(size);
+  }
+
+ private:
+  void suspend() {  // mutex_ held; on an HTTP thread, within libmicrohttpd's callback
+    MHD_suspend_connection(connection_);
+    suspended_ = true;
+  }
+  void wake() {  // mutex_ held
+    if (!suspended_ || closed_) return;
+    suspended_ = false;
+    MHD_resume_connection(connection_);
+  }
+
+  std::mutex mutex_;
+  MHD_Connection* connection_;
+  bool suspended_ = false, closed_ = false, final_sent_ = false;
+  std::string sending_;  // the line being sent, sent_ bytes of it already
+  std::size_t sent_ = 0;
+  std::string newest_;
+  std::optional<Reply> final_;
+};
+
 // One request between libmicrohttpd's calls.
 struct PendingRequest {
   RouteMatch match{Route::page, ""};
@@ -42,16 +147,13 @@ struct PendingRequest {
   bool suspended = false;
   bool has_reply = false;       // set by the model thread before it resumes the request
   Reply reply;
+  std::shared_ptr<Stream> stream;  // a streamed request's lines (shared with the model thread)
 };
 
 // A chunked body that keeps coming this far past the limit is not read to its end.
 constexpr std::size_t kDropFactor = 16;
 
-MHD_Result send(MHD_Connection* connection, int status, const std::string& text,
-                const char* content_type) {
-  MHD_Response* response = MHD_create_response_from_buffer(
-      text.size(), const_cast<char*>(text.data()), MHD_RESPMEM_MUST_COPY);
-  if (response == nullptr) return MHD_NO;
+void add_headers(MHD_Response* response, const char* content_type) {
   MHD_add_response_header(response, "Content-Type", content_type);
   MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
   MHD_add_response_header(response, "Cache-Control", "no-store");
@@ -61,6 +163,14 @@ MHD_Result send(MHD_Connection* connection, int status, const std::string& text,
                           "default-src 'none'; script-src 'unsafe-inline'; "
                           "style-src 'unsafe-inline'; img-src data:; connect-src 'self'; "
                           "base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+}
+
+MHD_Result send(MHD_Connection* connection, int status, const std::string& text,
+                const char* content_type) {
+  MHD_Response* response = MHD_create_response_from_buffer(
+      text.size(), const_cast<char*>(text.data()), MHD_RESPMEM_MUST_COPY);
+  if (response == nullptr) return MHD_NO;
+  add_headers(response, content_type);
   const MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(status), response);
   MHD_destroy_response(response);
   return queued;
@@ -71,6 +181,26 @@ MHD_Result send_json(MHD_Connection* connection, const Reply& reply) {
   return send(connection, reply.status,
               reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
               "application/json; charset=utf-8");
+}
+
+// The reader's piece size: libmicrohttpd asks for at most this much at a time.
+constexpr std::size_t kStreamBlock = 16 * 1024;
+
+// The 200 of a streamed request, one JSON line per piece of progress (NDJSON), sent chunked as
+// the lines come; the response keeps the Stream alive until libmicrohttpd is done with it.
+MHD_Result begin_stream(MHD_Connection* connection, const std::shared_ptr<Stream>& stream) {
+  MHD_Response* response = MHD_create_response_from_callback(
+      MHD_SIZE_UNKNOWN, kStreamBlock,
+      [](void* cls, uint64_t /*position*/, char* out, size_t room) -> ssize_t {
+        return (*static_cast<std::shared_ptr<Stream>*>(cls))->next_bytes(out, room);
+      },
+      new std::shared_ptr<Stream>(stream),
+      [](void* cls) { delete static_cast<std::shared_ptr<Stream>*>(cls); });
+  if (response == nullptr) return MHD_NO;
+  add_headers(response, "application/x-ndjson; charset=utf-8");
+  const MHD_Result queued = MHD_queue_response(connection, MHD_HTTP_OK, response);
+  MHD_destroy_response(response);
+  return queued;
 }
 
 // A Content-Length over the limit is refused before the body is read.
@@ -106,13 +236,24 @@ MHD_Result submit(Server::State& server, MHD_Connection* connection, PendingRequ
   // Suspended before it is queued, so that the model thread can never resume it first.
   MHD_suspend_connection(connection);
   request.suspended = true;
-  PendingRequest* waiting = &request;
-  const bool queued = server.queue->push({request.match.endpoint, std::move(parsed),
-                                          [waiting, connection](Reply reply) {
-                                            waiting->reply = std::move(reply);
-                                            waiting->has_reply = true;
-                                            MHD_resume_connection(connection);
-                                          }});
+  bool queued = false;
+  if (request.match.stream) {
+    auto stream = std::make_shared<Stream>(connection);
+    stream->mark_suspended();
+    queued = server.queue->push(
+        {request.match.endpoint, std::move(parsed),
+         [stream](Reply reply) { stream->finish(std::move(reply)); },
+         [stream](nlohmann::json partial) { stream->partial(partial); }});
+    if (queued) request.stream = std::move(stream);
+  } else {
+    PendingRequest* waiting = &request;
+    queued = server.queue->push({request.match.endpoint, std::move(parsed),
+                                 [waiting, connection](Reply reply) {
+                                   waiting->reply = std::move(reply);
+                                   waiting->has_reply = true;
+                                   MHD_resume_connection(connection);
+                                 }});
+  }
   if (!queued) {
     request.reply = error_reply(503, "the server is busy: " +
                                          std::to_string(server.options.batching.capacity) +
@@ -131,7 +272,7 @@ MHD_Result handle(Server::State& server, MHD_Connection* connection, const char*
     request = new PendingRequest;
     *request_slot = request;
     try {
-      request->match = route(method, url, server.endpoint_names);
+      request->match = route(method, url, server.endpoint_names, server.streaming_names);
     } catch (const RequestError& error) {
       request->reply = error_reply(error.status(), error.what());
       request->has_reply = true;  // sent once the body (if any) is read and dropped
@@ -171,6 +312,14 @@ MHD_Result handle(Server::State& server, MHD_Connection* connection, const char*
     case Route::model_call:
       break;
   }
+  if (request->stream != nullptr) {  // resumed with its first line or its final reply
+    Reply alone;
+    switch (request->stream->next(alone)) {
+      case Stream::Next::reply_alone: return send_json(connection, alone);
+      case Stream::Next::begin: return begin_stream(connection, request->stream);
+      case Stream::Next::wait: return MHD_YES;
+    }
+  }
   if (request->suspended) return MHD_YES;  // woken without a reply: keep waiting
   return submit(server, connection, *request);
 }
@@ -196,7 +345,9 @@ MHD_Result handle_request(void* cls, MHD_Connection* connection, const char* url
 
 void request_finished(void* /*cls*/, MHD_Connection* /*connection*/, void** request_slot,
                       MHD_RequestTerminationCode /*why*/) {
-  delete static_cast<PendingRequest*>(*request_slot);
+  auto* request = static_cast<PendingRequest*>(*request_slot);
+  if (request != nullptr && request->stream != nullptr) request->stream->close();
+  delete request;
   *request_slot = nullptr;
 }
 
@@ -242,10 +393,13 @@ Server::Server(Service service, ServerOptions options) : state_(std::make_unique
   State& state = *state_;
   state.service = std::move(service);
   state.options = options;
-  for (const Endpoint& endpoint : state.service.endpoints)
+  for (const Endpoint& endpoint : state.service.endpoints) {
     state.endpoint_names.push_back(endpoint.name);
+    if (endpoint.streams) state.streaming_names.push_back(endpoint.name);
+  }
   nlohmann::json info = state.service.info;
   info["endpoints"] = state.endpoint_names;
+  info["streaming_endpoints"] = state.streaming_names;
   info["limits"] = limits_info(options);
   state.info_text = info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   state.queue = std::make_unique<BatchQueue>(state.service.run_batch, options.batching);

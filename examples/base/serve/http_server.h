@@ -8,6 +8,13 @@
 //   GET  /api/health   {"status": "ok", "waiting": n}
 //   GET  /api/info     the service's info, the endpoints and the limits
 //   POST /api/<name>   a JSON object in, a JSON object out; errors as {"error": "one line"}
+//   POST /api/<name>/stream   (an endpoint that streams) the same request; the answer is
+//                      application/x-ndjson, sent chunked: one JSON line per step of the model
+//                      (what the batch function pushes: Progress), then a final line equal to
+//                      what POST /api/<name> answers. An error found before the first line is
+//                      answered as /api/<name> would (status and {"error"}); one after it is
+//                      the final line, {"error": ...}. A reader slower than the model skips
+//                      partial lines (only the newest unsent one is kept), never the final one.
 //
 // The limits, each refused early and cheaply: a body over body_bytes → 413 (before it is read
 // when Content-Length says so; a chunked body is cut off: 413 once it ends, or the connection
@@ -35,6 +42,7 @@ struct Endpoint {
   // Checks a request's fields on the HTTP thread (throws RequestError: requests.h); what
   // passes joins the batch queue.
   std::function<void(const nlohmann::json&)> check;
+  bool streams = false;  // also POST /api/<name>/stream (its batch function pushes Progress)
 };
 
 struct Service {

@@ -21,7 +21,8 @@ std::string printable(std::string_view text, std::size_t longest) {
 }  // namespace
 
 RouteMatch route(std::string_view method, std::string_view path,
-                 const std::vector<std::string>& endpoints) {
+                 const std::vector<std::string>& endpoints,
+                 const std::vector<std::string>& streaming) {
   path = path.substr(0, path.find('?'));
   auto only = [&](std::string_view allowed, RouteMatch match) {
     if (method != allowed)
@@ -33,10 +34,16 @@ RouteMatch route(std::string_view method, std::string_view path,
   if (path == "/api/health") return only("GET", {Route::health, ""});
   if (path == "/api/info") return only("GET", {Route::info, ""});
   constexpr std::string_view api = "/api/";
+  constexpr std::string_view stream = "/stream";
   if (path.substr(0, api.size()) == api) {
     const std::string name(path.substr(api.size()));
     if (std::find(endpoints.begin(), endpoints.end(), name) != endpoints.end())
       return only("POST", {Route::model_call, name});
+    if (name.size() > stream.size() && name.substr(name.size() - stream.size()) == stream) {
+      const std::string streamed = name.substr(0, name.size() - stream.size());
+      if (std::find(streaming.begin(), streaming.end(), streamed) != streaming.end())
+        return only("POST", {Route::model_call, streamed, true});
+    }
   }
   // The path is not echoed: it may hold anything the client sent.
   throw RequestError(404, "no such page: the server has /, /api/health, /api/info and POST "

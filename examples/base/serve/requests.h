@@ -32,12 +32,14 @@ enum class Route { page, health, info, model_call };
 struct RouteMatch {
   Route route;
   std::string endpoint;  // model_call: the name after /api/ ("translate")
+  bool stream = false;   // model_call: POST /api/<name>/stream (its answer comes line by line)
 };
-// `endpoints`: the POST names the program has. Throws RequestError 404 (unknown path) or 405
-// (a known path with another method; `allow` in the message). A query string ("?...") is
-// ignored.
+// `endpoints`: the POST names the program has; `streaming`: those of them that also answer at
+// /api/<name>/stream. Throws RequestError 404 (unknown path) or 405 (a known path with another
+// method; `allow` in the message). A query string ("?...") is ignored.
 RouteMatch route(std::string_view method, std::string_view path,
-                 const std::vector<std::string>& endpoints);
+                 const std::vector<std::string>& endpoints,
+                 const std::vector<std::string>& streaming = {});
 
 // The body of a POST: valid UTF-8 (else 400 naming the byte offset), JSON (else 400 with the
 // parser's position), an object (else 400). Bodies over the server's limit never get here (413).

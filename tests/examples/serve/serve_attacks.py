@@ -7,6 +7,8 @@ server still answers /api/health; at the end that a translation still equals the
 `translate`, and that the server's peak resident memory stayed under RSS_BOUND_MIB above what it
 held after loading the model. Prints one line per attack: what it sent, what came back.
 """
+import http.client
+import json
 import os
 import resource
 import socket
@@ -188,7 +190,50 @@ ATTACKS = [
      {400, 505, CLOSED}),
     ("100 requests pipelined in one write", lambda p: pipelined(p, 100), {200}),
     ("a request, then the client's side shut", lambda p: half_closed(p), {200}),
+    ("40 streams left unread for 3 s (a tiny receive window) while another client translates",
+     lambda p: unread_streams(p, 40, 3), {200}),
+    ("30 streams dropped mid-answer (some at once, some after the first bytes)",
+     lambda p: dropped_streams(p, 30), {200}),
 ]
+
+
+STREAM_BODY = b'{"text": "\xc2\xbfD\xc3\xb3nde est\xc3\xa1 el gato negro de mi madre?", "beam": 4}'
+
+
+def open_stream(port, receive_buffer=None):
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if receive_buffer is not None:  # before connect, so that the window starts small
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.settimeout(10)
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(post(b"/api/translate/stream", STREAM_BODY))
+    return sock
+
+
+def unread_streams(port, count, seconds):
+    """Streams whose clients never read: the server keeps at most a line or two of each (the
+    peak memory is checked at the end) and answers others meanwhile."""
+    held = [open_stream(port, receive_buffer=1024) for _ in range(count)]
+    try:
+        time.sleep(seconds)
+        status, reply = call(port, "POST", "/api/translate", {"text": "Hola."}, timeout=10)
+        return status if "translation" in reply else f"{status} {reply}"
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def dropped_streams(port, count):
+    """Clients that leave mid-stream: the model thread must not stall on them."""
+    for i in range(count):
+        sock = open_stream(port)
+        try:
+            if i % 2:
+                sock.recv(64)
+        finally:
+            sock.close()
+    status, _ = call(port, "POST", "/api/translate", {"text": "Hola."}, timeout=10)
+    return status
 
 
 def pipelined(port, count):
@@ -247,6 +292,20 @@ def one_byte_a_second(port, seconds, result):
         sock.close()
 
 
+def stream_answer(port, sentence):
+    """POST /api/translate/stream: its status and its last line (http.client undoes the
+    chunking)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("POST", "/api/translate/stream", json.dumps({"text": sentence}),
+                           {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        lines = response.read().decode().splitlines()
+        return response.status, json.loads(lines[-1]) if lines else {}
+    finally:
+        connection.close()
+
+
 def fail(message):
     raise SystemExit("FAIL: " + message)
 
@@ -286,6 +345,10 @@ def main():
         status, reply = call(port, "POST", "/api/translate", {"text": sentence})
         if status != 200 or reply["translation"] != expected:
             fail(f"after the attacks: {status} {reply}, offline translate gives {expected!r}")
+        status, last = stream_answer(port, sentence)
+        if status != 200 or last.get("translation") != expected:
+            fail(f"after the attacks, the stream's answer: {status} {last}, offline translate "
+                 f"gives {expected!r}")
         _, rss_peak = server.rss_kib()
         grown = (rss_peak - rss_loaded) / 1024
         print(f"memory: {rss_loaded / 1024:.0f} MiB after loading, peak {rss_peak / 1024:.0f} "

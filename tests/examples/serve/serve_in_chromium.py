@@ -131,8 +131,23 @@ def main():
                 fail("the page loads something besides itself")
             loaded = driver.execute_script(
                 "return performance.getEntriesByType('navigation')[0].loadEventEnd") / 1000
+            # Every text the translation box shows on the way, to see it grow from the stream.
+            driver.execute_script(
+                "window.__shown = [];"
+                "new MutationObserver(() => window.__shown.push("
+                "document.getElementById('translation').textContent))"
+                ".observe(document.getElementById('translation'), "
+                "{childList: true, characterData: true, subtree: true});")
             first_status = translate_in_page(driver, SENTENCE)
             first = time.monotonic() - started
+            asked = driver.execute_script(
+                "return performance.getEntriesByType('resource').map(e => e.name)")
+            if not any(name.endswith("/api/translate/stream") for name in asked):
+                fail(f"the page did not ask the stream for its translation: {asked}")
+            shown_on_the_way = driver.execute_script("return window.__shown")
+            if not shown_on_the_way or shown_on_the_way[-1] != (
+                    expected or "(empty: the model ends the sentence at once)"):
+                fail(f"the translation box showed {shown_on_the_way}, ending not in {expected!r}")
             shown = driver.find_element(By.ID, "translation").text
             if shown != (expected or "(empty: the model ends the sentence at once)"):
                 fail(f"the page shows {shown!r}, offline translate gives {expected!r}")
@@ -169,7 +184,7 @@ def main():
     print(f"ok: live page translated {SENTENCE!r} as {expected!r}; {maps} maps checked cell by "
           f"cell; head view hover; <script> shown as text; page load to first translation "
           f"{first:.2f} s, typing by selenium included (page loaded in {loaded:.2f} s; the "
-          f"page says: {first_status})")
+          f"page says: {first_status}; the box showed {len(shown_on_the_way)} texts on the way)")
 
 
 main()

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace atencion::test_http {
 
@@ -57,6 +58,34 @@ inline Answer parse(const std::string& received) {
   answer.headers = received.substr(0, end);
   answer.body = received.substr(end + 4);
   return answer;
+}
+
+// A chunked body (Transfer-Encoding: chunked) as the bytes it carries; throws when it is cut
+// short or malformed.
+inline std::string dechunk(const std::string& body) {
+  std::string data;
+  for (std::size_t at = 0;;) {
+    const std::size_t line_end = body.find("\r\n", at);
+    if (line_end == std::string::npos) throw std::runtime_error("a chunk size line is cut short");
+    const std::size_t size = std::stoul(body.substr(at, line_end - at), nullptr, 16);
+    at = line_end + 2;
+    if (size == 0) return data;
+    if (at + size + 2 > body.size()) throw std::runtime_error("a chunk is cut short");
+    data.append(body, at, size);
+    at += size + 2;
+  }
+}
+
+// The lines of an NDJSON body (the last one ends in '\n' too).
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) throw std::runtime_error("the last line has no end");
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  return lines;
 }
 
 inline Answer call(uint16_t port, const std::string& method, const std::string& path,

@@ -33,7 +33,7 @@ TEST_CASE("batch queue: a batch holds one endpoint's jobs, in arrival order") {
   std::mutex mutex;
   std::vector<std::pair<std::string, std::vector<int>>> batches;
   BatchQueue queue(
-      [&](const std::string& endpoint, const std::vector<nlohmann::json>& requests) {
+      [&](const std::string& endpoint, const std::vector<nlohmann::json>& requests, const Progress&) {
         std::vector<int> values;
         std::vector<Reply> replies;
         for (const auto& request : requests) {
@@ -60,7 +60,7 @@ TEST_CASE("batch queue: a batch holds one endpoint's jobs, in arrival order") {
 
 TEST_CASE("batch queue: a failing batch function answers 500 to each of its jobs") {
   SECTION("it throws") {
-    BatchQueue queue([](const std::string&, const std::vector<nlohmann::json>&)
+    BatchQueue queue([](const std::string&, const std::vector<nlohmann::json>&, const Progress&)
                          -> std::vector<Reply> { throw std::runtime_error("no model"); },
                      {16, 8, 20ms});
     auto first = push(queue, "x", 1), second = push(queue, "x", 2);
@@ -71,7 +71,7 @@ TEST_CASE("batch queue: a failing batch function answers 500 to each of its jobs
     }
   }
   SECTION("it gives one reply too few") {
-    BatchQueue queue([](const std::string&, const std::vector<nlohmann::json>& requests) {
+    BatchQueue queue([](const std::string&, const std::vector<nlohmann::json>& requests, const Progress&) {
       return std::vector<Reply>(requests.size() - 1);
     }, {16, 8, 20ms});
     auto first = push(queue, "x", 1), second = push(queue, "x", 2);
@@ -83,7 +83,7 @@ TEST_CASE("batch queue: a failing batch function answers 500 to each of its jobs
 
 TEST_CASE("batch queue: full, it refuses, and stopped, it answers what waits with 503") {
   std::atomic<bool> hold{true}, running{false};
-  BatchQueue queue([&](const std::string&, const std::vector<nlohmann::json>& requests) {
+  BatchQueue queue([&](const std::string&, const std::vector<nlohmann::json>& requests, const Progress&) {
     running = true;
     while (hold) std::this_thread::sleep_for(1ms);
     return std::vector<Reply>(requests.size(), Reply{200, {{"ok", true}}});
@@ -106,4 +106,43 @@ TEST_CASE("batch queue: full, it refuses, and stopped, it answers what waits wit
   CHECK(waiting1.get().status == 503);
   CHECK(waiting2.get().body.at("error") == "the server is stopping");
   CHECK_FALSE(queue.push({"x", {}, [](Reply) {}}));  // stopped: refused
+}
+
+TEST_CASE("batch queue: partial results reach only the jobs that stream, in order, before done") {
+  BatchQueue queue([](const std::string&, const std::vector<nlohmann::json>& requests,
+                      const Progress& progress) {
+    for (int step = 1; step <= 3; ++step)
+      for (size_t i = 0; i < requests.size(); ++i) progress.push(i, {{"step", step}});
+    progress.push(requests.size(), {{"step", 99}});  // past the batch: ignored
+    std::vector<Reply> replies;
+    for (size_t i = 0; i < requests.size(); ++i)
+      replies.push_back({200, {{"wanted", progress.wanted(i)}}});
+    return replies;
+  }, {16, 8, 50ms});
+  std::mutex mutex;
+  std::vector<std::string> seen;  // "<job>:<step>" and "<job>:done", as they arrive
+  std::vector<std::future<Reply>> replies;
+  for (int job = 0; job < 2; ++job) {
+    auto promise = std::make_shared<std::promise<Reply>>();
+    replies.push_back(promise->get_future());
+    Progress::Sink sink;
+    if (job == 1)
+      sink = [&, job](nlohmann::json partial) {
+        std::lock_guard lock(mutex);
+        seen.push_back(std::to_string(job) + ":" + partial.at("step").dump());
+      };
+    REQUIRE(queue.push({"x", {{"value", job}},
+                        [&, promise, job](Reply r) {
+                          {
+                            std::lock_guard lock(mutex);
+                            seen.push_back(std::to_string(job) + ":done");
+                          }
+                          promise->set_value(std::move(r));
+                        },
+                        sink}));
+  }
+  CHECK(replies[0].get().body.at("wanted") == false);
+  CHECK(replies[1].get().body.at("wanted") == true);
+  std::lock_guard lock(mutex);
+  CHECK(seen == std::vector<std::string>{"1:1", "1:2", "1:3", "0:done", "1:done"});
 }

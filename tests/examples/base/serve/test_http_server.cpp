@@ -205,6 +205,132 @@ TEST_CASE("serve: N concurrent clients get the answers of sequential ones") {
   for (auto& client : clients) CHECK(client.get());
 }
 
+namespace {
+
+// POST /api/translate/stream: the lines of its answer, which must be a chunked NDJSON 200.
+std::vector<std::string> stream_lines(uint16_t port, const std::string& body) {
+  const auto answer = call(port, "POST", "/api/translate/stream", body);
+  REQUIRE(answer.status == 200);
+  CHECK(answer.headers.find("Content-Type: application/x-ndjson") != std::string::npos);
+  CHECK(answer.headers.find("Transfer-Encoding: chunked") != std::string::npos);
+  return test_http::lines_of(test_http::dechunk(answer.body));
+}
+
+}  // namespace
+
+TEST_CASE("serve: a stream sends the output so far after each step, then the answer of "
+          "/api/translate") {
+  const translate::Translator& translator = tiny_translator();
+  serve::Server server(translate::translate_service(translator, "tiny", 64), ephemeral());
+  const uint16_t port = server.port();
+  CHECK(nlohmann::json::parse(call(port, "GET", "/api/info").body).at("streaming_endpoints") ==
+        nlohmann::json::array({"translate"}));
+  size_t partial_lines = 0;
+  for (int64_t beam : {1, 3}) {
+    const auto offline =
+        translate::translate_sentences(translator, kSentences, translate::decode_options(beam, 64));
+    for (size_t i = 0; i < kSentences.size(); ++i) {
+      CAPTURE(beam, kSentences[i]);
+      const std::string body = translate_body(kSentences[i], beam);
+      const std::vector<std::string> lines = stream_lines(port, body);
+      REQUIRE(!lines.empty());
+      partial_lines += lines.size() - 1;
+      // The last line is exactly what /api/translate answers, and the offline translation.
+      CHECK(lines.back() == call(port, "POST", "/api/translate", body).body);
+      const auto answer = nlohmann::json::parse(lines.back());
+      CHECK(answer.at("translation") == offline[i]);
+      CHECK_FALSE(answer.contains("partial"));
+      // The lines before it, in step order, each the output so far. Only the order is promised:
+      // a partial line not yet begun when a newer one (or the answer) comes is replaced.
+      int64_t step = 0;
+      for (size_t l = 0; l + 1 < lines.size(); ++l) {
+        const auto partial = nlohmann::json::parse(lines[l]);
+        CHECK(partial.at("partial") == true);
+        CHECK(partial.at("step") > step);
+        step = partial.at("step");
+        const auto& pieces = partial.at("output_pieces");
+        CHECK(pieces.size() <= static_cast<size_t>(step));
+        // Greedy only adds pieces: each line's pieces begin the answer's.
+        if (beam == 1)
+          for (size_t p = 0; p < pieces.size(); ++p) CHECK(pieces[p] == answer.at("output_pieces")[p]);
+      }
+    }
+  }
+  CHECK(partial_lines > kSentences.size());  // most answers came with steps before them
+  // A blank text needs no step: the answer alone. An error found before any line keeps its
+  // status, as /api/translate answers it.
+  CHECK(stream_lines(port, translate_body("  ", 1)).size() == 1);
+  std::string long_text;
+  for (int i = 0; i < 400; ++i) long_text += "gato ";
+  const auto refused = call(port, "POST", "/api/translate/stream", translate_body(long_text, 1));
+  CHECK(refused.status == 400);
+  CHECK(nlohmann::json::parse(refused.body).at("error").get<std::string>().find("reads at most") !=
+        std::string::npos);
+  CHECK(call(port, "POST", "/api/translate/stream", "{\"text\": 1}").status == 400);
+  CHECK(call(port, "GET", "/api/translate/stream").status == 405);
+}
+
+TEST_CASE("serve: concurrent streams end as sequential answers, and clients gone mid-stream "
+          "stall nothing") {
+  serve::Server server(translate::translate_service(tiny_translator(), "tiny", 64), ephemeral());
+  const uint16_t port = server.port();
+  std::vector<std::string> sequential;
+  for (const std::string& sentence : kSentences)
+    sequential.push_back(call(port, "POST", "/api/translate", translate_body(sentence, 2)).body);
+
+  SECTION("concurrent streams") {
+    constexpr int kClients = 8, kRounds = 2;
+    std::vector<std::future<bool>> clients;
+    for (int c = 0; c < kClients; ++c)
+      clients.push_back(std::async(std::launch::async, [&, c] {
+        bool same = true;
+        for (int r = 0; r < kRounds; ++r) {
+          const size_t i = static_cast<size_t>(c + r) % kSentences.size();
+          const auto answer =
+              call(port, "POST", "/api/translate/stream", translate_body(kSentences[i], 2));
+          same = same && answer.status == 200 &&
+                 test_http::lines_of(test_http::dechunk(answer.body)).back() == sequential[i];
+        }
+        return same;
+      }));
+    for (auto& client : clients) CHECK(client.get());
+  }
+  SECTION("clients that leave mid-stream") {
+    // Each sends a stream request and closes its socket: some at once, some after the headers.
+    for (int c = 0; c < 8; ++c) {
+      const int socket_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+      REQUIRE(socket_fd >= 0);
+      sockaddr_in address{};
+      address.sin_family = AF_INET;
+      address.sin_port = htons(port);
+      address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      REQUIRE(::connect(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+      const std::string body = translate_body(kSentences[static_cast<size_t>(c) % 6], 3);
+      const std::string raw = "POST /api/translate/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                              "Content-Type: application/json\r\nContent-Length: " +
+                              std::to_string(body.size()) + "\r\n\r\n" + body;
+      REQUIRE(::send(socket_fd, raw.data(), raw.size(), MSG_NOSIGNAL) ==
+              static_cast<ssize_t>(raw.size()));
+      if (c % 2 == 1) {
+        char first[64];
+        CHECK(::recv(socket_fd, first, sizeof first, 0) > 0);
+      }
+      ::close(socket_fd);
+    }
+    // The model thread went on: the server answers, as before, and its queue empties.
+    for (size_t i = 0; i < kSentences.size(); ++i)
+      CHECK(call(port, "POST", "/api/translate", translate_body(kSentences[i], 2)).body ==
+            sequential[i]);
+    CHECK(test_http::lines_of(test_http::dechunk(
+              call(port, "POST", "/api/translate/stream", translate_body(kSentences[0], 2)).body))
+              .back() == sequential[0]);
+    CHECK(nlohmann::json::parse(call(port, "GET", "/api/health").body).at("waiting") == 0);
+  }
+  // Stopping with streams finished or abandoned leaves nothing suspended (a suspended
+  // connection at MHD_stop_daemon would leak or crash under the sanitizers).
+  server.stop();
+}
+
 TEST_CASE("serve: requests that arrive together share a batch, and a full queue answers 503 at once") {
   std::mutex mutex;
   std::vector<size_t> batch_sizes;
@@ -214,7 +340,8 @@ TEST_CASE("serve: requests that arrive together share a batch, and a full queue 
   service.endpoints = {{"echo", [](const nlohmann::json& request) {
                           (void)serve::string_field(request, "text");
                         }}};
-  service.run_batch = [&](const std::string&, const std::vector<nlohmann::json>& requests) {
+  service.run_batch = [&](const std::string&, const std::vector<nlohmann::json>& requests,
+                          const serve::Progress&) {
     while (hold) std::this_thread::sleep_for(std::chrono::milliseconds(2));
     {
       std::lock_guard lock(mutex);

@@ -42,6 +42,21 @@ TEST_CASE("requests: routes are fixed names, and a query string is ignored") {
         "/ takes GET, not AAAAAAAAAAAAAAAA...");
 }
 
+TEST_CASE("requests: /api/<name>/stream only for the endpoints that stream") {
+  const std::vector<std::string> endpoints = {"translate", "sample"}, streaming = {"translate"};
+  const RouteMatch plain = route("POST", "/api/translate", endpoints, streaming);
+  CHECK_FALSE(plain.stream);
+  const RouteMatch streamed = route("POST", "/api/translate/stream?x=1", endpoints, streaming);
+  CHECK(streamed.route == Route::model_call);
+  CHECK(streamed.endpoint == "translate");
+  CHECK(streamed.stream);
+  CHECK(refusal([&] { route("GET", "/api/translate/stream", endpoints, streaming); }).first == 405);
+  CHECK(refusal([&] { route("POST", "/api/sample/stream", endpoints, streaming); }).first == 404);
+  CHECK(refusal([&] { route("POST", "/api/translate/stream", endpoints); }).first == 404);
+  CHECK(refusal([&] { route("POST", "/api/stream", endpoints, streaming); }).first == 404);
+  CHECK(refusal([&] { route("POST", "/api//stream", endpoints, {""}); }).first == 404);
+}
+
 TEST_CASE("requests: the body must be UTF-8, JSON and an object") {
   CHECK(parse_json_object(R"({"text": "¿Qué?"})").at("text") == "¿Qué?");
   CHECK(refusal([] { parse_json_object("{\"a\": \"\xc3\x28\"}"); }) ==
