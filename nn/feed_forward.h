@@ -6,6 +6,8 @@
 // Linear → ReLU → Dropout → Linear, applied to every position on its own (the same weights for
 // all positions: the only place where tokens do not look at each other). The paper widens to
 // d_ff = 4·d_model in between. Named linear1 / dropout / linear2 as in torch's layers.
+// GPT-2 puts GELU where the paper has ReLU (its tanh approximation: autograd/ops.h), as torch's
+// TransformerEncoderLayer(activation=...) allows: FeedForwardActivation picks.
 #pragma once
 
 #include <cstdint>
@@ -19,9 +21,12 @@
 
 namespace atencion::nn {
 
+enum class FeedForwardActivation { ReLU, Gelu, GeluTanh };  // max(0, x); x Φ(x); GPT-2's
+
 class FeedForward : public Module {
  public:
-  FeedForward(int64_t d_model, int64_t d_ff, double dropout, Generator& generator);
+  FeedForward(int64_t d_model, int64_t d_ff, double dropout, Generator& generator,
+              FeedForwardActivation activation = FeedForwardActivation::ReLU);
 
   // x [..., d_model] -> [..., d_model]
   Variable forward(const Variable& x);
@@ -32,6 +37,9 @@ class FeedForward : public Module {
   std::shared_ptr<Linear> linear1;  // d_model -> d_ff
   std::shared_ptr<Dropout> dropout;
   std::shared_ptr<Linear> linear2;  // d_ff -> d_model
+
+ private:
+  FeedForwardActivation activation_;
 };
 
 }  // namespace atencion::nn

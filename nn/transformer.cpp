@@ -52,7 +52,8 @@ EncoderLayer::EncoderLayer(const TransformerLayerConfig& c, Generator& generator
     : norm_first_(c.norm_first) {
   self_attn = register_module("self_attn", make_attention(c, generator));
   feed_forward = register_module(
-      "feed_forward", std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator));
+      "feed_forward",
+      std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator, c.activation));
   norm1 = register_module("norm1", std::make_shared<LayerNorm>(c.d_model));
   norm2 = register_module("norm2", std::make_shared<LayerNorm>(c.d_model));
   dropout1 = register_module("dropout1", std::make_shared<Dropout>(c.dropout, generator));
@@ -65,15 +66,15 @@ std::string EncoderLayer::type_name() const {
                                             dropout1->p(), norm_first_});
 }
 
-Variable EncoderLayer::forward(const Variable& x, const Tensor& mask) {
+Variable EncoderLayer::forward(const Variable& x, const Tensor& mask, KeyValueCache* cache) {
   if (norm_first_) {
     // Pre-norm: x + Dropout(Sublayer(LayerNorm(x))), for each of the two sublayers.
     const Variable normed = (*norm1)(x);
-    const Variable attended = x + (*dropout1)((*self_attn)(normed, normed, normed, mask));
+    const Variable attended = x + (*dropout1)((*self_attn)(normed, normed, normed, mask, cache));
     return attended + (*dropout2)((*feed_forward)((*norm2)(attended)));
   }
   // Post-norm (the paper): LayerNorm(x + Dropout(Sublayer(x))).
-  const Variable attended = (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, mask)));
+  const Variable attended = (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, mask, cache)));
   return (*norm2)(attended + (*dropout2)((*feed_forward)(attended)));
 }
 
@@ -84,7 +85,8 @@ DecoderLayer::DecoderLayer(const TransformerLayerConfig& c, Generator& generator
   self_attn = register_module("self_attn", make_attention(c, generator));
   cross_attn = register_module("cross_attn", make_attention(c, generator));
   feed_forward = register_module(
-      "feed_forward", std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator));
+      "feed_forward",
+      std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator, c.activation));
   norm1 = register_module("norm1", std::make_shared<LayerNorm>(c.d_model));
   norm2 = register_module("norm2", std::make_shared<LayerNorm>(c.d_model));
   norm3 = register_module("norm3", std::make_shared<LayerNorm>(c.d_model));

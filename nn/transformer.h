@@ -59,13 +59,18 @@ struct TransformerLayerConfig {
   // A LayerNorm after the last layer of the stack (Encoder::norm, Decoder::norm) in post-norm
   // too, as torch.nn.Transformer has; pre-norm always has one.
   bool final_norm = false;
+  FeedForwardActivation activation = FeedForwardActivation::ReLU;  // GPT-2: GeluTanh
 };
 
 class EncoderLayer : public Module {
  public:
   EncoderLayer(const TransformerLayerConfig& config, Generator& generator);
   // x [batch, S, d_model], mask broadcasting to [batch, heads, S, S] -> [batch, S, d_model]
-  Variable forward(const Variable& x, const Tensor& mask = Tensor());
+  // With a cache (inference only; a decoder-only model such as GPT, whose blocks are this layer
+  // with a causal mask), x holds the S positions after those the cache holds and the mask
+  // broadcasts to [batch, heads, S, positions so far], as DecoderLayer's self-attention.
+  Variable forward(const Variable& x, const Tensor& mask = Tensor(),
+                   KeyValueCache* cache = nullptr);
   std::string type_name() const override;
 
   std::shared_ptr<MultiHeadAttention> self_attn;

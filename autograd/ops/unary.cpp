@@ -101,6 +101,27 @@ Variable gelu(const Variable& x) {
                 });
 }
 
+// GPT-2's gelu (torch: approximate='tanh'): Φ(x) ≈ ½ (1 + tanh u), u = √(2/π) (x + 0.044715 x³)
+// y = ½ x (1 + tanh u)
+// dx = g * (½ (1 + tanh u) + ½ x (1 - tanh² u) du/dx),   du/dx = √(2/π) (1 + 3 · 0.044715 x²)
+Variable gelu(const Variable& x, GeluApproximation approximate) {
+  if (approximate == GeluApproximation::None) return gelu(x);
+  const Tensor x_value = x.value();
+  return record("gelu_tanh", gelu_tanh(x_value), {x},
+                [=](const Tensor& g) -> Grads {
+                  const Tensor derivative = map_elements("gelu_tanh", x_value, [](double v) {
+                    constexpr double sqrt_2_over_pi =
+                        std::numbers::sqrt2 * std::numbers::inv_sqrtpi;
+                    constexpr double cubic = 0.044715;
+                    // forward: y = 0.5 * v * (1 + tanh(u)), u = sqrt(2/pi) * (v + cubic * v^3)
+                    const double t = std::tanh(sqrt_2_over_pi * (v + cubic * v * v * v));
+                    const double du_dv = sqrt_2_over_pi * (1 + 3 * cubic * v * v);
+                    return 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * du_dv;
+                  });
+                  return {mul(g, derivative)};
+                });
+}
+
 // y = |x|          dx = g * sign(x), with sign(0) = 0
 Variable abs(const Variable& x) {
   const Tensor positive = gt(x.value(), 0.0), negative = lt(x.value(), 0.0);
