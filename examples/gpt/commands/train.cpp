@@ -3,7 +3,7 @@
 // Lesson: docs/15-gpt.md#training
 #include <memory>
 
-#include "base/cli/session_options.h"
+#include "base/training/session_options.h"
 #include "base/cli/validators.h"
 #include "gpt/commands/commands.h"
 #include "gpt/train.h"

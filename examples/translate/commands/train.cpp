@@ -3,7 +3,7 @@
 // Lesson: docs/12-translation.md#the-program
 #include <memory>
 
-#include "base/cli/session_options.h"
+#include "base/training/session_options.h"
 #include "base/cli/validators.h"
 #include "translate/cli_checks.h"
 #include "translate/commands/commands.h"

@@ -1,4 +1,4 @@
-// examples/base/cli/session_options.h — the options of a training command that say how long and
+// examples/base/training/session_options.h — the options of a training command that say how long and
 // how often (TrainerOptions: --out, --minutes, --epochs, --steps, --resume, --resume-from,
 // --fresh-optimizer, --overwrite, --checkpoint-every, --log-every, --log-seconds), the same in
 // every program of examples/. A resumed run may change them.
