@@ -189,15 +189,6 @@ Tensor gelu(const Tensor& x) {
     return static_cast<T>(0.5) * v * (1 + std::erf(v * (1 / std::numbers::sqrt2_v<T>)));
   });
 }
-// gelu_tanh(x) = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))), GPT-2's
-Tensor gelu_tanh(const Tensor& x) {
-  return unary_float("gelu_tanh", x, [](auto v) {
-    using T = decltype(v);
-    const T sqrt_2_over_pi = std::numbers::sqrt2_v<T> * std::numbers::inv_sqrtpi_v<T>;
-    const T inner = sqrt_2_over_pi * (v + static_cast<T>(0.044715) * v * v * v);
-    return static_cast<T>(0.5) * v * (1 + std::tanh(inner));
-  });
-}
 Tensor abs(const Tensor& x) {
   return unary_float("abs", x, [](auto v) { return std::abs(v); });
 }

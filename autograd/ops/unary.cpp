@@ -109,16 +109,8 @@ Variable gelu(const Variable& x, GeluApproximation approximate) {
   const Tensor x_value = x.value();
   return record("gelu_tanh", gelu_tanh(x_value), {x},
                 [=](const Tensor& g) -> Grads {
-                  const Tensor derivative = map_elements("gelu_tanh", x_value, [](double v) {
-                    constexpr double sqrt_2_over_pi =
-                        std::numbers::sqrt2 * std::numbers::inv_sqrtpi;
-                    constexpr double cubic = 0.044715;
-                    // forward: y = 0.5 * v * (1 + tanh(u)), u = sqrt(2/pi) * (v + cubic * v^3)
-                    const double t = std::tanh(sqrt_2_over_pi * (v + cubic * v * v * v));
-                    const double du_dv = sqrt_2_over_pi * (1 + 3 * cubic * v * v);
-                    return 0.5 * (1 + t) + 0.5 * v * (1 - t * t) * du_dv;
-                  });
-                  return {mul(g, derivative)};
+                  // forward: y = ½ x (1 + tanh u); the kernel computes g · dy/dx above
+                  return {gelu_tanh_backward(x_value, g)};
                 });
 }
 
