@@ -1,5 +1,6 @@
 // examples/gpt/commands/sample.cpp — `atencion-gpt sample`: text from a prompt, each token
 // printed as it is drawn. Lesson: docs/15-gpt.md#sampling
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -40,8 +41,15 @@ std::string sample(const SampleOptions& options) {
       printed = text;
     }
   };
+  const auto start = std::chrono::steady_clock::now();
   generate(*language_model.model, prompt_ids, options.sampling, on_token);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fputc('\n', stdout);
+  std::fflush(stdout);
+  // How fast, on stderr (stdout holds only the text): the prompt's forward and every new token.
+  std::fprintf(stderr, "%zu tokens in %.3f s (%.1f tokens/s)\n", generated.size(), seconds,
+               seconds > 0 ? static_cast<double>(generated.size()) / seconds : 0.0);
   return language_model.tokenizer.decode(generated);
 }
 
