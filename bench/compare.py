@@ -124,13 +124,25 @@ def matmul_case(name, batch, m, n, k, trans_a=False, trans_b=False, threaded=Tru
 
 
 CASES: List[Case] = []
-for size in (64, 128, 256, 512, 1024, 2048):
+for size in (32, 64, 128, 256, 512, 1024, 2048):
     CASES.append(matmul_case(f"matmul/{size}", 1, size, size, size))
-for size in (64, 128, 256, 512, 1024, 2048):
+for size in (32, 64, 128, 256, 512, 1024, 2048):
     CASES.append(matmul_case(f"matmul_nt/{size}", 1, size, size, size, trans_b=True))
-for size in (64, 128, 256, 512, 1024, 2048):
+for size in (32, 64, 128, 256, 512, 1024, 2048):
     CASES.append(matmul_case(f"matmul_tn/{size}", 1, size, size, size, trans_a=True))
 CASES.append(matmul_case("bmm/64x64x64x64", 64, 64, 64, 64, threaded=False))
+# Step-by-step attention's products (bench_matmul's bmm_*), 256 = batch x heads each: Q·Kᵀ and
+# dO·Vᵀ (nt), P·V and dS·K (nn), Pᵀ·dO and dSᵀ·Q (tn). The OpenBLAS column calls cblas_sgemm
+# once per product from Python (about a microsecond each through ctypes): at these sizes that
+# is a large part of its time, so bench/small_matmul/compare_small.py makes the same calls from
+# C++ for the comparison with OpenBLAS and Eigen.
+for tokens, d_head in ((64, 64), (20, 32), (20, 16)):
+    CASES.append(matmul_case(f"bmm_nt/256x{tokens}x{tokens}x{d_head}", 256, tokens, tokens,
+                             d_head, trans_b=True))
+    CASES.append(matmul_case(f"bmm_nn/256x{tokens}x{d_head}x{tokens}", 256, tokens, d_head,
+                             tokens))
+    CASES.append(matmul_case(f"bmm_tn/256x{tokens}x{d_head}x{tokens}", 256, tokens, d_head,
+                             tokens, trans_a=True))
 # The float32 micro-kernel alone on one thread: atencion's own ceiling, no other backend.
 CASES.append(Case("micro_kernel/f32", "bench_matmul", "gflops", 0.0))
 # The machine's FMA peak on one thread and on all of them (bench_peak.cpp): every GFLOP/s figure

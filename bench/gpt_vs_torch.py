@@ -320,7 +320,7 @@ def main():
             a = atencion_sampling(binary, ["--gpt2", os.path.join(work, "gpt2")], args.sample_tokens,
                                   args.threads)
             t = max(torch_sampling(weights, config, args.sample_tokens, args.threads) for _ in range(2))
-            print(f"| GPT-2 small sized, random (d 768, 12 layers) | {a:.0f} | {t:.0f} | {a / t:.2f} |")
+            print(f"| GPT-2 small sized, random (d 768, 12 layers) | {a:.1f} | {t:.1f} | {a / t:.2f} |")
 
 
 def to_gpt2_names(ours, config):

@@ -6,8 +6,10 @@
 // Linear → ReLU → Dropout → Linear, applied to every position on its own (the same weights for
 // all positions: the only place where tokens do not look at each other). The paper widens to
 // d_ff = 4·d_model in between. Named linear1 / dropout / linear2 as in torch's layers.
-// GPT-2 puts GELU where the paper has ReLU (its tanh approximation: autograd/ops.h), as torch's
-// TransformerEncoderLayer(activation=...) allows: FeedForwardActivation picks.
+// BERT and GPT put GELU where the paper has ReLU: gelu(h) = h·Φ(h) (the exact erf form, as
+// torch's activation="gelu"), a smooth ReLU that lets a little of each negative value through;
+// GPT-2 computes Φ with its tanh approximation (GELUTanh: gelu(h, GeluApproximation::Tanh),
+// autograd/ops.h, torch's F.gelu(h, approximate='tanh')).
 #pragma once
 
 #include <cstdint>
@@ -21,12 +23,12 @@
 
 namespace atencion::nn {
 
-enum class FeedForwardActivation { ReLU, Gelu, GeluTanh };  // max(0, x); x Φ(x); GPT-2's
+enum class Activation { ReLU, GELU, GELUTanh };
 
 class FeedForward : public Module {
  public:
   FeedForward(int64_t d_model, int64_t d_ff, double dropout, Generator& generator,
-              FeedForwardActivation activation = FeedForwardActivation::ReLU);
+              Activation activation = Activation::ReLU);
 
   // x [..., d_model] -> [..., d_model]
   Variable forward(const Variable& x);
@@ -39,7 +41,7 @@ class FeedForward : public Module {
   std::shared_ptr<Linear> linear2;  // d_ff -> d_model
 
  private:
-  FeedForwardActivation activation_;
+  Activation activation_;
 };
 
 }  // namespace atencion::nn

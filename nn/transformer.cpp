@@ -52,10 +52,9 @@ EncoderLayer::EncoderLayer(const TransformerLayerConfig& c, Generator& generator
     : norm_first_(c.norm_first) {
   self_attn = register_module("self_attn", make_attention(c, generator));
   feed_forward = register_module(
-      "feed_forward",
-      std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator, c.activation));
-  norm1 = register_module("norm1", std::make_shared<LayerNorm>(c.d_model));
-  norm2 = register_module("norm2", std::make_shared<LayerNorm>(c.d_model));
+      "feed_forward", std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator, c.activation));
+  norm1 = register_module("norm1", std::make_shared<LayerNorm>(c.d_model, c.layer_norm_eps));
+  norm2 = register_module("norm2", std::make_shared<LayerNorm>(c.d_model, c.layer_norm_eps));
   dropout1 = register_module("dropout1", std::make_shared<Dropout>(c.dropout, generator));
   dropout2 = register_module("dropout2", std::make_shared<Dropout>(c.dropout, generator));
 }
@@ -85,11 +84,10 @@ DecoderLayer::DecoderLayer(const TransformerLayerConfig& c, Generator& generator
   self_attn = register_module("self_attn", make_attention(c, generator));
   cross_attn = register_module("cross_attn", make_attention(c, generator));
   feed_forward = register_module(
-      "feed_forward",
-      std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator, c.activation));
-  norm1 = register_module("norm1", std::make_shared<LayerNorm>(c.d_model));
-  norm2 = register_module("norm2", std::make_shared<LayerNorm>(c.d_model));
-  norm3 = register_module("norm3", std::make_shared<LayerNorm>(c.d_model));
+      "feed_forward", std::make_shared<FeedForward>(c.d_model, c.d_ff, c.dropout, generator, c.activation));
+  norm1 = register_module("norm1", std::make_shared<LayerNorm>(c.d_model, c.layer_norm_eps));
+  norm2 = register_module("norm2", std::make_shared<LayerNorm>(c.d_model, c.layer_norm_eps));
+  norm3 = register_module("norm3", std::make_shared<LayerNorm>(c.d_model, c.layer_norm_eps));
   dropout1 = register_module("dropout1", std::make_shared<Dropout>(c.dropout, generator));
   dropout2 = register_module("dropout2", std::make_shared<Dropout>(c.dropout, generator));
   dropout3 = register_module("dropout3", std::make_shared<Dropout>(c.dropout, generator));
@@ -141,7 +139,7 @@ Encoder::Encoder(const TransformerLayerConfig& c, int64_t layer_count, Generator
     layers.push_back(register_module("layers." + std::to_string(i),
                                      std::make_shared<EncoderLayer>(c, generator)));
   if (c.norm_first || c.final_norm)
-    norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model));
+    norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model, c.layer_norm_eps));
 }
 
 std::string Encoder::type_name() const {
@@ -162,7 +160,7 @@ Decoder::Decoder(const TransformerLayerConfig& c, int64_t layer_count, Generator
     layers.push_back(register_module("layers." + std::to_string(i),
                                      std::make_shared<DecoderLayer>(c, generator)));
   if (c.norm_first || c.final_norm)
-    norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model));
+    norm = register_module("norm", std::make_shared<LayerNorm>(c.d_model, c.layer_norm_eps));
 }
 
 std::string Decoder::type_name() const {

@@ -59,7 +59,8 @@ struct TransformerLayerConfig {
   // A LayerNorm after the last layer of the stack (Encoder::norm, Decoder::norm) in post-norm
   // too, as torch.nn.Transformer has; pre-norm always has one.
   bool final_norm = false;
-  FeedForwardActivation activation = FeedForwardActivation::ReLU;  // GPT-2: GeluTanh
+  Activation activation = Activation::ReLU;  // of the feed-forward; BERT's GELU, GPT-2's GELUTanh
+  double layer_norm_eps = 1e-5;              // torch's default; BERT's is 1e-12
 };
 
 class EncoderLayer : public Module {

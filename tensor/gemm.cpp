@@ -236,27 +236,147 @@ void blocked_product(const MicroKernel<T>& kernel, const Blocking& blocking, con
   }
 }
 
-// `batch` products: whole products per thread when the batch splits evenly (or finely
-// enough); otherwise one product after another, each split over the threads. A shared C
-// (stride 0) is written in batch order by one thread at a time.
+// ---- small products: the micro-kernel on the operands where they are --------------------
+// Lesson: docs/performance.md#small-products-the-kernel-on-the-operands-where-they-are
+// Packing pays for itself when a packed panel is read many times; in a product of a few dozen
+// rows and columns it is read a few times, and packing, the buffers and the five loops cost as
+// much as the sums. So a product whose k sum is one block (k <= kc) and whose op(B) fits the L2
+// cache runs the direct tiles of gemm_kernel.h: op(A) is read where it is stored (one value is
+// broadcast per row and step, from A or Aᵀ alike), op(B) too when its rows are contiguous (B as
+// stored) and it is small; a transposed B is packed, since a tile loads a row of op(B) as
+// vectors, and so is a larger one (packs_b). Each
+// element of C is the same k-term sum, in the same order, as in blocked_product (whose k sum is
+// also one block): the same bits, whichever path and whichever number of threads.
+
+// At most this many values of op(B) (256 KB of floats), read again for every row panel of C.
+constexpr int64_t max_direct_b_values = 256 * 256;
+// From this many values on (64 KB of floats), op(B) is packed even as stored: its panels are
+// then read contiguously, which pays for the copy once there are a few row panels to read them
+// (measured on 128 x 128 x 128: 5% faster packed; on 64 x 64 x 64, 7% slower).
+constexpr int64_t min_packed_b_values = 128 * 128;
+
+bool packs_b(const GemmShape& s) { return s.trans_b || s.n * s.k >= min_packed_b_values; }
+
+// A transposed A is read a few values of each of k rows per row tile, k rows a row of A apart:
+// from 128 x 128 values on, packing it is faster (192 x 192 x 192: 152 µs packed, 161 direct).
+constexpr int64_t max_direct_transposed_a_values = 128 * 128;
+
 template <typename T>
-void batched_product(const GemmShape& s, int64_t batch, const T* a, int64_t stride_a,
-                     const T* b, int64_t stride_b, T* c, int64_t stride_c, bool accumulate) {
+bool runs_direct(const MicroKernel<T>& kernel, const Blocking& blocking, const GemmShape& s) {
+  return kernel.width > 0 && s.k <= blocking.kc && s.n * s.k <= max_direct_b_values &&
+         (!s.trans_a || s.m * s.k < max_direct_transposed_a_values);
+}
+
+// C[rows, cols] (+)= op(A)[rows, :] · op(B)[:, cols] for rows [row_begin, row_end) and columns
+// [col_begin, col_end) (whole panels), on the calling thread.
+template <typename T>
+void direct_block(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
+                  bool accumulate, int64_t row_begin, int64_t row_end, int64_t col_begin,
+                  int64_t col_end) {
+  const int64_t a_row_stride = s.trans_a ? 1 : s.lda, a_step_stride = s.trans_a ? s.lda : 1;
+  const T* packed_b = nullptr;  // op(B)[:, col_begin:col_end] as panels
+  if (packs_b(s)) {
+    T* buffer = b_buffer<T>().get(round_up(col_end - col_begin, kernel.nr) * s.k);
+    pack_b(s, b, 0, s.k, col_begin, col_end - col_begin, kernel.nr, buffer);
+    packed_b = buffer;
+  }
+  // As few row tiles as mr allows, as even as possible (32 rows in 6-row tiles: 5 5 5 5 6 6
+  // rather than 6 6 6 6 6 2): a tile of few rows has too few independent sums to keep the
+  // multiply-add units busy.
+  const int64_t height = row_end - row_begin, tiles = ceil_div(height, kernel.mr);
+  for (int64_t tile = 0; tile < tiles; ++tile) {
+    const int64_t ir = row_begin + height * tile / tiles;
+    const int rows = static_cast<int>(row_begin + height * (tile + 1) / tiles - ir);
+    const T* a_rows = a + ir * a_row_stride;
+    for (int64_t jr = col_begin; jr < col_end; jr += kernel.nr) {
+      const int cols = static_cast<int>(std::min<int64_t>(kernel.nr, col_end - jr));
+      const int vectors = (cols + kernel.width - 1) / kernel.width;
+      // A packed panel is zero-padded to nr columns: no masked loads needed.
+      const bool partial = !packed_b && cols % kernel.width != 0;
+      const T* b_cols = packed_b ? packed_b + (jr - col_begin) * s.k : b + jr;
+      const int64_t ldb = packed_b ? kernel.nr : s.ldb;
+      kernel.direct[vectors - 1][rows - 1][partial](s.k, a_rows, a_row_stride, a_step_stride,
+                                                    b_cols, ldb, c + ir * s.ldc + jr, s.ldc,
+                                                    cols, accumulate);
+    }
+  }
+}
+
+// Thread `me` of `team` takes a run of whole column panels (each thread then packs only its
+// own columns of B, where B is packed) or, when there are more row panels than column panels,
+// a run of row panels: always where B is not packed, and where it is, when there are fewer
+// column panels than threads (x·Wᵀ of a layer with few outputs: split by columns, most
+// threads would have none; each packs all of op(B) instead, at most 256·256 values).
+template <typename T>
+void direct_product(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b,
+                    T* c, bool accumulate, int team, int me) {
+  const int64_t row_panels = ceil_div(s.m, kernel.mr), col_panels = ceil_div(s.n, kernel.nr);
+  const bool split_rows = row_panels > col_panels && (!packs_b(s) || col_panels < team);
+  int64_t begin = 0, end = split_rows ? s.m : s.n;
+  if (team > 1) split(end, split_rows ? kernel.mr : kernel.nr, team, me, begin, end);
+  if (begin >= end) return;
+  if (split_rows)
+    direct_block(kernel, s, a, b, c, accumulate, begin, end, 0, s.n);
+  else
+    direct_block(kernel, s, a, b, c, accumulate, 0, s.m, begin, end);
+}
+
+// `batch` products, product i at the pointers where(i) = {A, B, C}: whole products per thread
+// when the batch splits evenly (or finely enough), and there is enough work for more than one
+// thread; otherwise one product after another, each split over the threads. A shared C
+// (`shared_c`: every product adds into the same one) is written in batch order by one thread
+// at a time.
+template <typename T, typename Where>
+void batched_product(const GemmShape& s, int64_t batch, Where where, bool shared_c,
+                     bool accumulate) {
   if (batch <= 0) return;
   const MicroKernel<T>& kernel = best_kernel<T>();
   const int threads = available_threads();
   const int64_t work = batch * s.m * s.n * s.k;
-  const bool split_batch = threads > 1 && stride_c != 0 && work >= 2 * min_work_per_thread &&
+  const bool split_batch = threads > 1 && !shared_c && work >= 2 * min_work_per_thread &&
                            (batch % threads == 0 || batch >= 4 * threads);
   if (!split_batch) {
-    for (int64_t i = 0; i < batch; ++i)
-      gemm_with(kernel, s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate,
-                threads);
+    for (int64_t i = 0; i < batch; ++i) {
+      const auto [a, b, c] = where(i);
+      gemm_with(kernel, s, a, b, c, accumulate, threads);
+    }
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t i = 0; i < batch; ++i)
-    gemm_with(kernel, s, a + i * stride_a, b + i * stride_b, c + i * stride_c, accumulate, 1);
+  // Runs of about an eighth of a thread's share, taken as the threads come free: a thread
+  // that the machine pauses takes fewer of them instead of holding the others back (as the
+  // chunks of blocked_product). Each product is still one thread's, whole.
+  const int64_t run = std::max<int64_t>(1, batch / (8 * threads));
+#pragma omp parallel for schedule(dynamic, run) num_threads(threads)
+  for (int64_t i = 0; i < batch; ++i) {
+    const auto [a, b, c] = where(i);
+    gemm_with(kernel, s, a, b, c, accumulate, 1);
+  }
+}
+
+template <typename T>
+struct Pointers {
+  const T* a;
+  const T* b;
+  T* c;
+};
+
+template <typename T>
+void strided_batch(const GemmShape& s, int64_t batch, const T* a, int64_t stride_a, const T* b,
+                   int64_t stride_b, T* c, int64_t stride_c, bool accumulate) {
+  const auto where = [&](int64_t i) {
+    return Pointers<T>{a + i * stride_a, b + i * stride_b, c + i * stride_c};
+  };
+  batched_product<T>(s, batch, where, stride_c == 0, accumulate);
+}
+
+template <typename T>
+void batch_at_offsets(const GemmShape& s, int64_t batch, const T* a, const int64_t* offsets_a,
+                      const T* b, const int64_t* offsets_b, T* c, const int64_t* offsets_c,
+                      bool accumulate) {
+  const auto where = [&](int64_t i) {
+    return Pointers<T>{a + offsets_a[i], b + offsets_b[i], c + offsets_c[i]};
+  };
+  batched_product<T>(s, batch, where, /*shared_c=*/false, accumulate);
 }
 
 }  // namespace
@@ -282,6 +402,12 @@ void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, con
   const int64_t work = s.m * s.n * s.k;
   threads = static_cast<int>(std::clamp<int64_t>(work / min_work_per_thread, 1, threads));
   const Blocking blocking = blocking_for(kernel);
+  if (runs_direct(kernel, blocking, s)) {
+    if (threads == 1) return direct_product(kernel, s, a, b, c, accumulate, 1, 0);
+#pragma omp parallel num_threads(threads)
+    direct_product(kernel, s, a, b, c, accumulate, omp_get_num_threads(), omp_get_thread_num());
+    return;
+  }
   T* packed_b = b_buffer<T>().get(round_up(std::min(blocking.nc, s.n), kernel.nr) *
                                   std::min(blocking.kc, s.k));
   if (threads == 1)
@@ -321,12 +447,23 @@ void gemm(const GemmShape& s, const double* a, const double* b, double* c, bool 
 
 void gemm_batched(const GemmShape& s, int64_t batch, const float* a, int64_t stride_a,
                   const float* b, int64_t stride_b, float* c, int64_t stride_c, bool accumulate) {
-  gemm_detail::batched_product(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
+  gemm_detail::strided_batch(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
 }
 void gemm_batched(const GemmShape& s, int64_t batch, const double* a, int64_t stride_a,
                   const double* b, int64_t stride_b, double* c, int64_t stride_c,
                   bool accumulate) {
-  gemm_detail::batched_product(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
+  gemm_detail::strided_batch(s, batch, a, stride_a, b, stride_b, c, stride_c, accumulate);
+}
+
+void gemm_batched_at(const GemmShape& s, int64_t batch, const float* a,
+                     const int64_t* offsets_a, const float* b, const int64_t* offsets_b,
+                     float* c, const int64_t* offsets_c, bool accumulate) {
+  gemm_detail::batch_at_offsets(s, batch, a, offsets_a, b, offsets_b, c, offsets_c, accumulate);
+}
+void gemm_batched_at(const GemmShape& s, int64_t batch, const double* a,
+                     const int64_t* offsets_a, const double* b, const int64_t* offsets_b,
+                     double* c, const int64_t* offsets_c, bool accumulate) {
+  gemm_detail::batch_at_offsets(s, batch, a, offsets_a, b, offsets_b, c, offsets_c, accumulate);
 }
 
 }  // namespace atencion

@@ -35,4 +35,14 @@ void gemm_batched(const GemmShape& s, int64_t batch, const double* a, int64_t st
                   const double* b, int64_t stride_b, double* c, int64_t stride_c,
                   bool accumulate);
 
+// `batch` products whose matrices lie at element offsets offsets_x[i] from a, b and c (the batch
+// dims of a tensor that do not merge into one stride, e.g. heads split from features by a
+// view and a transpose). Every offsets_c[i] is a different C. Threads split the batch as above.
+void gemm_batched_at(const GemmShape& s, int64_t batch, const float* a,
+                     const int64_t* offsets_a, const float* b, const int64_t* offsets_b,
+                     float* c, const int64_t* offsets_c, bool accumulate);
+void gemm_batched_at(const GemmShape& s, int64_t batch, const double* a,
+                     const int64_t* offsets_a, const double* b, const int64_t* offsets_b,
+                     double* c, const int64_t* offsets_c, bool accumulate);
+
 }  // namespace atencion

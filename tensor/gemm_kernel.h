@@ -22,13 +22,31 @@ template <typename T>
 using TileFunction = void (*)(int64_t k, const T* a_panel, const T* b_panel, T* c, int64_t ldc,
                               int cols, bool accumulate);
 
+// The same tile read from operands that are not packed (tensor/gemm.cpp's small products):
+//
+//   C[r, j] (+)= sum_{p = 0 .. k-1} a[r * a_row_stride + p * a_step_stride] * b[p * ldb + j]
+//
+// op(A) as stored, by its two strides (A or Aᵀ alike: one value is broadcast per row and step),
+// op(B) row-major (B as stored, or a packed panel with ldb = nr). The tile is `vectors` SIMD
+// vectors wide; with `partial`, the last one is read and written only for its columns < cols,
+// so nothing past the end of a row of B or C is touched. Same order of operations as `tile`,
+// hence the same bits.
+template <typename T>
+using DirectTileFunction = void (*)(int64_t k, const T* a, int64_t a_row_stride,
+                                    int64_t a_step_stride, const T* b, int64_t ldb, T* c,
+                                    int64_t ldc, int cols, bool accumulate);
+
 // One instruction set's kernel: the register tile mr x nr and one function per row count
-// (tile[rows - 1] handles the last, shorter row panel of C without a copy).
+// (tile[rows - 1] handles the last, shorter row panel of C without a copy). `direct`, where the
+// kernel has it (null otherwise), is indexed [vectors - 1][rows - 1][partial]: nr / width
+// vectors at most, so that a narrow last panel does no work on columns that are not there.
 template <typename T>
 struct MicroKernel {
   const char* name;
   int mr, nr;
   TileFunction<T> tile[16];
+  int width = 0;  // SIMD lanes of T; 0: no direct tiles, every product packs (tests compare)
+  DirectTileFunction<T> direct[2][16][2] = {};
 };
 
 // Each returns false (and leaves `out` alone) when the CPU lacks the instruction set.

@@ -29,6 +29,7 @@ struct Lanes512f {
   static constexpr int width = 16;
   ATENCION_AVX512_TARGET static V zero() { return _mm512_setzero_ps(); }
   ATENCION_AVX512_TARGET static V load(const T* p) { return _mm512_load_ps(p); }
+  ATENCION_AVX512_TARGET static V loadu(const T* p) { return _mm512_loadu_ps(p); }
   ATENCION_AVX512_TARGET static V broadcast(const T* p) { return _mm512_set1_ps(*p); }
   ATENCION_AVX512_TARGET static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   ATENCION_AVX512_TARGET static V add(V a, V b) { return _mm512_add_ps(a, b); }
@@ -46,6 +47,7 @@ struct Lanes512d {
   static constexpr int width = 8;
   ATENCION_AVX512_TARGET static V zero() { return _mm512_setzero_pd(); }
   ATENCION_AVX512_TARGET static V load(const T* p) { return _mm512_load_pd(p); }
+  ATENCION_AVX512_TARGET static V loadu(const T* p) { return _mm512_loadu_pd(p); }
   ATENCION_AVX512_TARGET static V broadcast(const T* p) { return _mm512_set1_pd(*p); }
   ATENCION_AVX512_TARGET static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
   ATENCION_AVX512_TARGET static V add(V a, V b) { return _mm512_add_pd(a, b); }
@@ -56,6 +58,36 @@ struct Lanes512d {
     _mm512_mask_storeu_pd(p, static_cast<__mmask8>(m), v);
   }
 };
+
+// Columns [0, cols) of `vectors` vectors, as masks (all lanes of a full vector).
+template <typename L, int VECTORS>
+ATENCION_AVX512_TARGET void column_masks(int cols, __mmask16 (&mask)[VECTORS]) {
+#pragma GCC unroll 4
+  for (int v = 0; v < VECTORS; ++v) {
+    const int left = cols - v * L::width;
+    mask[v] = left >= L::width ? __mmask16((1u << L::width) - 1)
+              : left <= 0      ? __mmask16(0)
+                               : __mmask16((1u << left) - 1);
+  }
+}
+
+// C[0:ROWS, columns of `mask`] (+)= acc: masked loads and stores, so nothing past the last
+// column is read or written (tile and direct_tile end with it).
+template <typename L, int VECTORS, int ROWS>
+ATENCION_AVX512_TARGET inline void store_tile(const typename L::V (&acc)[ROWS][VECTORS],
+                                              const __mmask16 (&mask)[VECTORS],
+                                              typename L::T* c, int64_t ldc, bool accumulate) {
+#pragma GCC unroll 16
+  for (int r = 0; r < ROWS; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < VECTORS; ++v) {
+      typename L::T* out = c + r * ldc + v * L::width;
+      typename L::V value = acc[r][v];
+      if (accumulate) value = L::add(L::load_masked(mask[v], out), value);
+      L::store_masked(out, mask[v], value);
+    }
+  }
+}
 
 // C[0:ROWS, 0:cols] (+)= a_panel (ROWS of MR) x b_panel (VECTORS * width columns).
 template <typename L, int MR, int VECTORS, int ROWS>
@@ -91,23 +123,43 @@ ATENCION_AVX512_TARGET void tile(int64_t k, const typename L::T* a_panel,
 
   // Columns past `cols` are masked off, so a narrow last tile writes straight into C.
   __mmask16 mask[VECTORS];
-#pragma GCC unroll 4
-  for (int v = 0; v < VECTORS; ++v) {
-    const int left = cols - v * L::width;
-    mask[v] = left >= L::width ? __mmask16((1u << L::width) - 1)
-              : left <= 0      ? __mmask16(0)
-                               : __mmask16((1u << left) - 1);
-  }
+  column_masks<L, VECTORS>(cols, mask);
+  store_tile<L, VECTORS, ROWS>(acc, mask, c, ldc, accumulate);
+}
+
+// The tile from unpacked operands (gemm_kernel.h's DirectTileFunction): the same sums, with
+// A's values broadcast from where they are stored and B's rows loaded from theirs; with
+// PARTIAL, the last vector of each B row is a masked load (no read past column `cols`).
+template <typename L, int VECTORS, int ROWS, bool PARTIAL>
+ATENCION_AVX512_TARGET void direct_tile(int64_t k, const typename L::T* a, int64_t a_row_stride,
+                                        int64_t a_step_stride, const typename L::T* b,
+                                        int64_t ldb, typename L::T* c, int64_t ldc, int cols,
+                                        bool accumulate) {
+  __mmask16 mask[VECTORS];
+  column_masks<L, VECTORS>(cols, mask);
+  typename L::V acc[ROWS][VECTORS];
 #pragma GCC unroll 16
-  for (int r = 0; r < ROWS; ++r) {
+  for (int r = 0; r < ROWS; ++r)
 #pragma GCC unroll 4
-    for (int v = 0; v < VECTORS; ++v) {
-      typename L::T* out = c + r * ldc + v * L::width;
-      typename L::V value = acc[r][v];
-      if (accumulate) value = L::add(L::load_masked(mask[v], out), value);
-      L::store_masked(out, mask[v], value);
+    for (int v = 0; v < VECTORS; ++v) acc[r][v] = L::zero();
+
+  for (int64_t p = 0; p < k; ++p) {
+    typename L::V b_row[VECTORS];
+#pragma GCC unroll 4
+    for (int v = 0; v < VECTORS; ++v)
+      b_row[v] = PARTIAL && v == VECTORS - 1 ? L::load_masked(mask[v], b + v * L::width)
+                                             : L::loadu(b + v * L::width);
+#pragma GCC unroll 16
+    for (int r = 0; r < ROWS; ++r) {
+      const typename L::V a_value = L::broadcast(a + r * a_row_stride);
+#pragma GCC unroll 4
+      for (int v = 0; v < VECTORS; ++v) acc[r][v] = L::fma(a_value, b_row[v], acc[r][v]);
     }
+    a += a_step_stride;
+    b += ldb;
   }
+
+  store_tile<L, VECTORS, ROWS>(acc, mask, c, ldc, accumulate);
 }
 
 template <typename L, int MR, int VECTORS, std::size_t... Rows>
@@ -116,6 +168,12 @@ void fill(MicroKernel<typename L::T>& out, const char* name, std::index_sequence
   out.mr = MR;
   out.nr = VECTORS * L::width;
   ((out.tile[Rows] = &tile<L, MR, VECTORS, static_cast<int>(Rows) + 1>), ...);
+  out.width = L::width;
+  static_assert(VECTORS == 2);
+  ((out.direct[0][Rows][0] = &direct_tile<L, 1, static_cast<int>(Rows) + 1, false>), ...);
+  ((out.direct[0][Rows][1] = &direct_tile<L, 1, static_cast<int>(Rows) + 1, true>), ...);
+  ((out.direct[1][Rows][0] = &direct_tile<L, 2, static_cast<int>(Rows) + 1, false>), ...);
+  ((out.direct[1][Rows][1] = &direct_tile<L, 2, static_cast<int>(Rows) + 1, true>), ...);
 }
 
 bool cpu_has_avx512() {

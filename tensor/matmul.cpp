@@ -9,6 +9,7 @@
 // Tensor indices that the fast path is tested against.
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "tensor/detail/strided.h"
 #include "tensor/gemm.h"
@@ -76,9 +77,8 @@ struct MatrixLayout {
   int64_t ld;
 };
 
-bool matrix_layout(const Tensor& t, MatrixLayout& layout) {
-  const int64_t rows = t.size(-2), cols = t.size(-1);
-  const int64_t row_stride = t.strides()[t.dim() - 2], col_stride = t.strides()[t.dim() - 1];
+bool matrix_layout(int64_t rows, int64_t cols, int64_t row_stride, int64_t col_stride,
+                   MatrixLayout& layout) {
   if ((cols == 1 || col_stride == 1) && (rows == 1 || row_stride >= cols)) {
     layout = {false, rows == 1 ? cols : row_stride};
     return true;
@@ -88,6 +88,47 @@ bool matrix_layout(const Tensor& t, MatrixLayout& layout) {
     return true;
   }
   return false;  // e.g. a slice with step: copy it first
+}
+
+bool matrix_layout(const Tensor& t, MatrixLayout& layout) {
+  return matrix_layout(t.size(-2), t.size(-1), t.strides()[t.dim() - 2],
+                       t.strides()[t.dim() - 1], layout);
+}
+
+// op(t) of a 2-D t, as gemm reads it, without making the transposed view.
+bool operand_layout(const Tensor& t, Trans trans, MatrixLayout& layout) {
+  const int64_t rows = t.size(0), cols = t.size(1);
+  const int64_t row_stride = t.strides()[0], col_stride = t.strides()[1];
+  return trans == Trans::Yes ? matrix_layout(cols, rows, col_stride, row_stride, layout)
+                             : matrix_layout(rows, cols, row_stride, col_stride, layout);
+}
+
+// Two matrices (the layers' most common call, and the smallest): straight to gemm, without the
+// views, batch shapes and loops of the general path, whose few allocations cost as much as a
+// 32 x 32 product. False (nothing done) where the general path must look: a dim that is not 2,
+// differing dtypes, mismatched sizes (its messages), an empty sum or output, strides gemm cannot
+// read.
+bool matmul_two_matrices(const Tensor& a, const Tensor& b, Trans trans_a, Trans trans_b,
+                         Tensor& out) {
+  if (!a.defined() || !b.defined() || a.dim() != 2 || b.dim() != 2 || a.dtype() != b.dtype() ||
+      !is_floating(a.dtype()))
+    return false;
+  const int64_t m = trans_a == Trans::Yes ? a.size(1) : a.size(0);
+  const int64_t k = trans_a == Trans::Yes ? a.size(0) : a.size(1);
+  const int64_t k_b = trans_b == Trans::Yes ? b.size(1) : b.size(0);
+  const int64_t n = trans_b == Trans::Yes ? b.size(0) : b.size(1);
+  MatrixLayout layout_a{}, layout_b{};
+  if (k != k_b || m == 0 || n == 0 || k == 0 || !operand_layout(a, trans_a, layout_a) ||
+      !operand_layout(b, trans_b, layout_b))
+    return false;
+  out = Tensor::uninitialized({m, n}, a.dtype());
+  const GemmShape shape{m, n, k, layout_a.transposed, layout_b.transposed, layout_a.ld,
+                        layout_b.ld, n};
+  detail::dispatch_floating("matmul", a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    gemm(shape, a.data<T>(), b.data<T>(), out.data<T>(), /*accumulate=*/false);
+  });
+  return true;
 }
 
 // The batch strides of `t` read over the broadcast batch shape (0 where t is broadcast).
@@ -126,17 +167,30 @@ void run_gemm(const Tensor& a, const Tensor& b, Tensor& out, const MatmulOperand
     gemm(folded, a_data, b_data, out_data, /*accumulate=*/false);
     return;
   }
-  auto multiply = [&](const std::array<int64_t, 3>& offsets, int64_t run) {
-    gemm_batched(shape, run, a_data + offsets[0], batches.inner_stride(0), b_data + offsets[1],
-                 batches.inner_stride(1), out_data + offsets[2], batches.inner_stride(2),
+  if (batches.shape.size() == 1) {  // one stride per operand: one strided batch
+    gemm_batched(shape, batches.numel(), a_data, batches.inner_stride(0), b_data,
+                 batches.inner_stride(1), out_data, batches.inner_stride(2),
                  /*accumulate=*/false);
-  };
-  batches.for_each_run(0, batches.numel(), multiply);
+    return;
+  }
+  // Batch dims that do not merge (e.g. [batch, heads] of heads split by view and transpose):
+  // every product's offsets, so that the threads split the whole batch, not one run of it.
+  const int64_t count = batches.numel();
+  std::vector<int64_t> offsets(static_cast<size_t>(3 * count));
+  int64_t item = 0;
+  batches.for_each_run(0, count, [&](const std::array<int64_t, 3>& first, int64_t run) {
+    for (int64_t i = 0; i < run; ++i, ++item)
+      for (int64_t k = 0; k < 3; ++k)
+        offsets[static_cast<size_t>(k * count + item)] = first[k] + i * batches.inner_stride(k);
+  });
+  gemm_batched_at(shape, count, a_data, offsets.data(), b_data, offsets.data() + count,
+                  out_data, offsets.data() + 2 * count, /*accumulate=*/false);
 }
 
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b, Trans trans_a, Trans trans_b) {
+  if (Tensor out; matmul_two_matrices(a, b, trans_a, trans_b, out)) return out;
   const MatmulOperands operands = check_matmul("matmul", a, b, trans_a, trans_b);
   // An empty sum (k = 0) is 0 everywhere; otherwise gemm writes every element.
   if (operands.k == 0) return Tensor::zeros(output_shape(operands), a.dtype());

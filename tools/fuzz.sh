@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh TARGET|all SECONDS — runs the libFuzzer target tests/fuzz/fuzz_TARGET.cpp
-# (safetensors, pairs, checkpoint, translate; "all": each in turn) for SECONDS seconds each,
+# (safetensors, pairs, checkpoint, translate, serve_request; "all": each in turn) for SECONDS seconds each,
 # with AddressSanitizer + UBSan, in the build-sanitize/ tree of tools/test.sh (configured here
 # when missing; the target is brought up to date first). The seeds are read from
 # tests/fuzz/corpus/TARGET/ (and, for safetensors, tests/fixtures/); what the run adds goes to
@@ -12,12 +12,12 @@ cd "$(dirname "$0")/.."
 source tools/sanitize_build.sh
 
 if [ $# -ne 2 ]; then
-  echo "usage: tools/fuzz.sh safetensors|pairs|checkpoint|translate|all SECONDS" >&2
+  echo "usage: tools/fuzz.sh safetensors|pairs|checkpoint|translate|serve_request|all SECONDS" >&2
   exit 2
 fi
 seconds=$2
 targets=("$1")
-[ "$1" = all ] && targets=(safetensors pairs checkpoint translate)
+[ "$1" = all ] && targets=(safetensors pairs checkpoint translate serve_request)
 build=$ATENCION_SANITIZE_DIR
 # The targets write each input to a scratch file (and the safetensors one saves a copy, with
 # fsync): in memory when /dev/shm is there, ten times faster than on disk.

@@ -30,12 +30,16 @@ ensure_packages() {
 }
 
 # What building the library and the programs needs (OpenMP comes with g++; Open MPI for
-# data-parallel training, nn/distributed.h; jemalloc, the programs' allocator, cmake/jemalloc.cmake).
+# data-parallel training, nn/distributed.h; jemalloc, the programs' allocator, cmake/jemalloc.cmake;
+# GNU libmicrohttpd, the HTTP server of `serve`, examples/base/serve/ and docs/17-serving.md;
+# ICU, the letter and digit classes of GPT-2's tokenizer, examples/gpt/gpt2_bpe.h).
 ATENCION_BUILD_PACKAGES=(g++ cmake make pkg-config nlohmann-json3-dev libsentencepiece-dev libicu-dev libcli11-dev
-  libopenmpi-dev openmpi-bin libjemalloc-dev)
+  libopenmpi-dev openmpi-bin libjemalloc-dev libmicrohttpd-dev)
 # What the tests and benchmarks add (chromium and python3: the attention explorer's test
 # renders its page in headless Chromium and checks the DOM, tests/examples/explorer_in_chromium.sh;
 # clang 16 with its OpenMP, sanitizer and libFuzzer runtimes: the sanitizer and fuzz build,
-# tools/sanitize_build.sh).
+# tools/sanitize_build.sh; selenium with chromium-driver: the live page's browser test,
+# tests/examples/serve_in_chromium.py).
 ATENCION_TEST_PACKAGES=(catch2 libbenchmark-dev chromium python3
-                        clang-16 libomp-16-dev libclang-rt-16-dev libfuzzer-16-dev)
+                        clang-16 libomp-16-dev libclang-rt-16-dev libfuzzer-16-dev
+                        python3-selenium chromium-driver)

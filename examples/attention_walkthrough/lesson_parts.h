@@ -3,6 +3,9 @@
 // step). main.cpp calls them in order; each prints what its lesson quotes.
 #pragma once
 
+#include <filesystem>
+#include <string>
+
 #include "autograd/variable.h"
 #include "nn/wide_self_attention.h"
 #include "steps_print.h"
@@ -29,5 +32,10 @@ void show_why_the_scale_matters(atencion::Generator& generator, int64_t tokens);
 // One row of x xᵀ through a naive softmax (exp overflows: inf, then NaN) and through ours
 // (the max trick), docs/04-softmax.md#overflow-and-the-max-trick.
 void show_softmax_overflow(const atencion::Variable& x, const Tokens& tokens, int64_t row);
+
+// Notebook 003 on BERT's own weights: with `bert_dir`, BERT's WordPiece tokens and embeddings of
+// the sentence, the random 8-head attention on them beside BERT's own first layer (SVGs in
+// `out`); without, what the other parts used instead (docs/16-bert.md).
+void show_bert_weights(const std::filesystem::path& out, const std::string& bert_dir);
 
 }  // namespace walkthrough

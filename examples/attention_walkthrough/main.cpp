@@ -2,7 +2,7 @@
 // Lessons: docs/03-linear.md … docs/09-wide-attention.md (docs/08 and others quote its output;
 // tests/examples/lesson_figures.sh checks that they quote it as it is)
 //
-//   attention_walkthrough [--out DIR]      (default ./walkthrough)
+//   attention_walkthrough [--out DIR] [--bert DIR]     (default ./walkthrough)
 //
 // 1. Encoder self-attention (notebook 003): "I gave the dog a bone because it was hungry" as
 //    12 tokens of 768 numbers, 8 heads → [1, 12, 768].
@@ -13,10 +13,12 @@
 // 5. Notebook 002's strided split next to our block split_heads.
 // 6. Softmax with and without 1/√d_k: the largest weight and the gradient's norm.
 // 7. A row of x xᵀ through a naive softmax (inf, NaN) and through ours (the max trick).
+// 8. With --bert DIR (bert-base-uncased as Hugging Face publishes it): part 1 on BERT's own
+//    embeddings, and BERT's first-layer attention beside the random one; without, what 1-7 used.
 // Each step prints its name, shape and the top-left corner of its values; every attention
 // matrix is written as an SVG heat map with the tokens on both axes.
 //
-// No trained weights here (BERT cannot be downloaded): embeddings come from seeded tables and
+// No trained weights in parts 1-7 (part 8 takes BERT's with --bert): embeddings come from seeded tables and
 // the projections keep their initial values, so the heat maps show the mechanics, not language.
 // Part 3 builds its embeddings so that a word and its translation share a "meaning" vector, as a
 // trained translator's would, which is enough for "nombre" and "name" to find each other.
@@ -343,7 +345,7 @@ void write_page(Walk& walk, const EncoderPart& encoder, const DecoderPart& decod
 
 }
 
-void run(const std::filesystem::path& out) {
+void run(const std::filesystem::path& out, const std::string& bert_dir) {
   std::filesystem::create_directories(out);
   Walk walk{out};
   const EncoderPart encoder = encoder_self_attention(walk);
@@ -362,23 +364,27 @@ void run(const std::filesystem::path& out) {
   show_why_the_scale_matters(walk.generator, static_cast<int64_t>(encoder.sentence.size()));
   heading("7. Softmax overflow and the max trick (notebook 004, docs/04-softmax.md)");
   show_softmax_overflow(encoder.x, encoder.sentence, 4);
+  show_bert_weights(out, bert_dir);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::filesystem::path out = "walkthrough";
+  std::string bert_dir;
   for (int i = 1; i < argc; ++i) {
     const std::string argument = argv[i];
     if (argument == "--out" && i + 1 < argc) {
       out = argv[++i];
+    } else if (argument == "--bert" && i + 1 < argc) {
+      bert_dir = argv[++i];
     } else {
-      std::cerr << "usage: attention_walkthrough [--out DIR]   (default ./walkthrough)\n";
+      std::cerr << "usage: attention_walkthrough [--out DIR] [--bert DIR]   (default ./walkthrough)\n";
       return argument == "--help" || argument == "-h" ? 0 : 2;
     }
   }
   try {
-    run(out);
+    run(out, bert_dir);
   } catch (const std::exception& error) {
     std::cerr << "attention_walkthrough: " << error.what() << "\n";
     return 1;

@@ -44,7 +44,7 @@ GPT::GPT(const GPTConfig& c, Generator& generator) : config_(c) {
                                    .d_ff = 4 * c.d_model,
                                    .dropout = c.dropout,
                                    .norm_first = true,
-                                   .activation = nn::FeedForwardActivation::GeluTanh};
+                                   .activation = nn::Activation::GELUTanh};
   for (int64_t i = 0; i < c.layers; ++i)
     layers.push_back(register_module("layers." + std::to_string(i),
                                      std::make_shared<nn::EncoderLayer>(block, generator)));

@@ -19,6 +19,14 @@ namespace atencion::examples::translate {
 // The sentence's name is "sentence → translation".
 explorer::Sentence attention_maps(const Translator& translator, const std::string& sentence);
 
+// The same for a translation already made (ids without bos and eos; from greedy or beam search):
+// the maps, the translation, its pieces (the end piece last) and, for each output position,
+// the `alternatives` likeliest pieces with the model's probabilities (the softmax of that
+// decoder row's logits: what the model would have said next after the pieces before it).
+explorer::Sentence attention_maps(const Translator& translator, const std::string& sentence,
+                                  const std::vector<int64_t>& source_ids,
+                                  const std::vector<int64_t>& target_ids, int64_t alternatives = 5);
+
 // The curves of trainer.json's history: the training loss (label-smoothed) with the dev loss
 // (no smoothing) recorded at each checkpoint, and the learning rate, against the step.
 std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer);

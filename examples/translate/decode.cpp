@@ -13,21 +13,30 @@ nn::DecodeOptions decode_options(int64_t beam, int64_t max_length) {
   return options;
 }
 
+// The positional encoding covers max_len positions; one is kept for eos (bos in the target).
+int64_t longest_source(const Translator& translator) { return translator.config.max_len - 1; }
+
+std::vector<std::vector<int64_t>> decode_ids(const Translator& translator,
+                                             const std::vector<std::vector<int64_t>>& sources,
+                                             const nn::DecodeOptions& options) {
+  nn::DecodeOptions bounded = options;
+  bounded.max_length = std::min<int64_t>(options.max_length, translator.config.max_len - 1);
+  return nn::decode(*translator.model, sources, bounded);
+}
+
 std::vector<std::string> translate_sentences(const Translator& translator,
                                              const std::vector<std::string>& sentences,
                                              const nn::DecodeOptions& options) {
   std::vector<std::vector<int64_t>> sources;
-  // Sources longer than the positional encoding covers are cut (with bos/eos room).
-  const size_t longest = static_cast<size_t>(translator.config.max_len - 1);
+  // Sources longer than the positional encoding covers are cut.
+  const size_t longest = static_cast<size_t>(longest_source(translator));
   for (const auto& sentence : sentences) {
     auto ids = translator.source_tokenizer.encode(sentence);
     if (ids.size() > longest) ids.resize(longest);
     sources.push_back(std::move(ids));
   }
-  nn::DecodeOptions bounded = options;
-  bounded.max_length = std::min<int64_t>(options.max_length, translator.config.max_len - 1);
   std::vector<std::string> translations;
-  for (const auto& ids : nn::decode(*translator.model, sources, bounded))
+  for (const auto& ids : decode_ids(translator, sources, options))
     translations.push_back(translator.target_tokenizer.decode(ids));
   return translations;
 }

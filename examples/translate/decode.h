@@ -13,6 +13,16 @@ namespace atencion::examples::translate {
 // nn::DecodeOptions with the tokenizers' special ids filled in.
 nn::DecodeOptions decode_options(int64_t beam, int64_t max_length);
 
+// The most source pieces the model's positions cover: longer sources are cut to this here, and
+// refused by the server (docs/17-serving.md).
+int64_t longest_source(const Translator& translator);
+
+// Output ids (no bos, no eos) for source ids, with max_length bounded by the model's positions:
+// what translate_sentences runs between its tokenizers (and the server, which needs the ids).
+std::vector<std::vector<int64_t>> decode_ids(const Translator& translator,
+                                             const std::vector<std::vector<int64_t>>& sources,
+                                             const nn::DecodeOptions& options);
+
 std::vector<std::string> translate_sentences(const Translator& translator,
                                              const std::vector<std::string>& sentences,
                                              const nn::DecodeOptions& options);

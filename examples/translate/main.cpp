@@ -1,4 +1,4 @@
-// examples/translate/main.cpp — `atencion-translate`: train, translate, eval, show (one file
+// examples/translate/main.cpp — `atencion-translate`: train, translate, eval, show, serve (one file
 // each in commands/).
 // Lesson: docs/12-translation.md
 //
@@ -6,6 +6,7 @@
 //   atencion-translate translate --model runs/spa-eng "¿Cuál es tu nombre?"   (or lines on stdin)
 //   atencion-translate eval --model runs/spa-eng [--data pairs.tsv] [--beam 4]
 //   atencion-translate show --model runs/spa-eng [--html] "¿Cuál es tu nombre?" [more sentences]
+//   atencion-translate serve --model runs/spa-eng [--host 127.0.0.1] [--port 8080]
 #include <exception>
 #include <iostream>
 #include <string>
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "threads for the kernels (default: OMP_NUM_THREADS or all cores)")
       ->check(CLI::Range(int64_t{1}, kMostThreads));
   const Subcommand subcommands[] = {add_train_command(app, communicator), add_translate_command(app),
-                                    add_eval_command(app), add_show_command(app)};
+                                    add_eval_command(app), add_show_command(app),
+                                    add_serve_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

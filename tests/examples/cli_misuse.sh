@@ -32,6 +32,9 @@ refused() {
 }
 
 refused "--minutes: must be at least 0, not -1" train --minutes -1
+refused "--port: Value 70000 not in range 0 to 65535" serve --port 70000
+refused "--host: not an IPv4 or IPv6 address (e.g. 127.0.0.1, 0.0.0.0, ::1), not example.com" \
+  serve --host example.com
 refused "--epochs: must be at least 0, not -1" train --epochs -1
 refused "--threads: Value 0 not in range 1 to 1024" --threads 0 train
 refused "--threads: Value -1 not in range 1 to 1024" train --threads -1

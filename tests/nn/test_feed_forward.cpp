@@ -82,7 +82,7 @@ TEST_CASE("FeedForward: dropout before relu gives PyTorch's relu-then-dropout, a
 TEST_CASE("FeedForward: GPT-2's gelu(tanh) between the Linears, gradcheck in float64",
           "[feed_forward][gradcheck]") {
   Generator generator(5);
-  FeedForward feed_forward(4, 16, 0.1, generator, FeedForwardActivation::GeluTanh);
+  FeedForward feed_forward(4, 16, 0.1, generator, Activation::GELUTanh);
   feed_forward.eval();
   feed_forward.to(DType::Float64);
   const Variable x(randn({2, 3, 4}, generator, DType::Float64));

@@ -337,3 +337,149 @@ TEMPLATE_TEST_CASE("gemm_batched of many small transposed products uses every ba
                              reference.data() + i * size * size, false);
   REQUIRE(count_far_apart(fast, reference, size) == 0);
 }
+
+// The small products' path (gemm.cpp's direct tiles, taken when the k sum is one block and
+// op(B) is small) must give the bits of the blocked, packed path, which a copy of the kernel
+// without direct tiles (width 0) takes: on every edge of the row tile (1 to 2·mr + 1 rows, with
+// the even split of the rows), of the vectors (1 to nr + 1 columns, narrower than one vector,
+// between one and two), with B packed (transposed, or 128·128 values and more) or read where it
+// is, through wider leading dimensions, accumulating or not; and on the reference's bound.
+TEMPLATE_TEST_CASE("gemm's direct path for small products gives the blocked path's bits",
+                   "[gemm][direct]", float, double) {
+  const std::vector<Case> small_shapes = {
+      {1, 1, 1},    {2, 3, 5},     {5, 7, 20},    {6, 8, 16},    {7, 9, 3},      {13, 15, 64},
+      {14, 16, 32}, {15, 17, 31},  {20, 20, 32},  {20, 32, 20},  {29, 33, 100},  {32, 31, 64},
+      {33, 65, 17}, {64, 64, 64},  {20, 16, 20},  {40, 130, 128}, {3, 256, 128}, {100, 4, 128}};
+  for (const auto& kernel : kernels_this_cpu_runs<TestType>()) {
+    if (kernel.width == 0) continue;
+    detail::MicroKernel<TestType> blocked = kernel;
+    blocked.width = 0;  // no direct tiles: every product packs and blocks
+    uint32_t seed = 700;
+    for (const Case& base : small_shapes)
+      for (int variant = 0; variant < 8; ++variant) {
+        Case t = base;
+        t.trans_a = variant & 1;
+        t.trans_b = variant & 2;
+        t.padding = variant & 4 ? 3 : 0;
+        const bool accumulate = variant % 3 == 0;
+        INFO(describe(t) << (accumulate ? " accumulate" : "") << " kernel " << kernel.name << " "
+                         << sizeof(TestType) * 8 << "-bit");
+        const Operands<TestType> x = make_operands<TestType>(t, seed++);
+        std::vector<TestType> direct = x.c.values, packed = x.c.values;
+        detail::gemm_with(kernel, x.shape, x.a.values.data(), x.b.values.data(), direct.data(),
+                          accumulate, 1);
+        detail::gemm_with(blocked, x.shape, x.a.values.data(), x.b.values.data(), packed.data(),
+                          accumulate, 1);
+        REQUIRE(std::memcmp(direct.data(), packed.data(), direct.size() * sizeof(TestType)) == 0);
+        std::vector<TestType> reference = x.c.values;
+        atencion::gemm_reference(x.shape, x.a.values.data(), x.b.values.data(), reference.data(),
+                                 accumulate);
+        require_close(x, direct, reference, accumulate);
+      }
+  }
+}
+
+// A direct tile that only counts its calls: which products take the direct path.
+template <typename T>
+int direct_calls = 0;
+
+template <typename T>
+void count_direct_call(int64_t, const T*, int64_t, int64_t, const T*, int64_t, T*, int64_t, int,
+                       bool) {
+  ++direct_calls<T>;
+}
+
+// The bits test above would pass as well if no product took the direct tiles: this one pins
+// the choice (gemm.cpp's runs_direct). Direct: a k sum of one block (k <= kc: 256 floats, 128
+// doubles) with op(B) of at most 256·256 values, and a transposed A of fewer than 128·128.
+// Blocked: a longer sum, a larger op(B), a larger transposed A.
+TEMPLATE_TEST_CASE("gemm takes the direct tiles for small products only", "[gemm][direct]",
+                   float, double) {
+  const detail::MicroKernel<TestType> best = kernels_this_cpu_runs<TestType>().back();
+  if (best.width == 0) {
+    WARN("no kernel with direct tiles on this CPU: nothing to check");
+    return;
+  }
+  detail::MicroKernel<TestType> counting = best;
+  for (auto& by_vectors : counting.direct)
+    for (auto& by_rows : by_vectors)
+      for (auto& tile : by_rows) tile = &count_direct_call<TestType>;
+  const int64_t kc = 1024 / sizeof(TestType);
+  const auto takes_direct_path = [&](Case t) {
+    const Operands<TestType> x = make_operands<TestType>(t, 1000);
+    std::vector<TestType> c = x.c.values;
+    direct_calls<TestType> = 0;
+    detail::gemm_with(counting, x.shape, x.a.values.data(), x.b.values.data(), c.data(), false,
+                      1);
+    return direct_calls<TestType> > 0;
+  };
+  CHECK(takes_direct_path({1, 1, 1}));
+  CHECK(takes_direct_path({20, 32, 20}));
+  CHECK(takes_direct_path({64, 64, 64, true, true}));
+  CHECK(takes_direct_path({40, 256, kc}));             // op(B) 256 x kc: packed, still direct
+  CHECK_FALSE(takes_direct_path({20, 32, kc + 1}));    // two blocks of the k sum
+  CHECK_FALSE(takes_direct_path({8, 256 * 256 / kc + 1, kc}));  // op(B) over 256·256 values
+  CHECK_FALSE(takes_direct_path({128, 8, 128, true}));  // a transposed A of 128·128 values
+  CHECK(takes_direct_path({127, 8, 128, true}));
+}
+
+// A small product with enough work for several threads splits its rows (B as stored) or its
+// columns (B transposed, each thread packing its own; its rows where there are fewer column
+// panels than threads, each thread packing all of it): 1, 2, 3 and 5 threads give the same bits.
+TEMPLATE_TEST_CASE("gemm's direct path gives the same bits for teams of 1, 2, 3 and 5 threads",
+                   "[gemm][direct][threads]", float, double) {
+  const detail::MicroKernel<TestType> kernel = kernels_this_cpu_runs<TestType>().back();
+  uint32_t seed = 800;
+  for (const Case& base :
+       {Case{150, 120, 100}, Case{250, 40, 128}, Case{30, 250, 128}, Case{1100, 20, 127}})
+    for (bool trans_b : {false, true}) {
+      Case t = base;
+      t.trans_b = trans_b;
+      t.trans_a = !trans_b;
+      INFO(describe(t) << " kernel " << kernel.name);
+      const Operands<TestType> x = make_operands<TestType>(t, seed++);
+      std::vector<TestType> one = x.c.values;
+      detail::gemm_with(kernel, x.shape, x.a.values.data(), x.b.values.data(), one.data(), false,
+                        1);
+      for (int team : {2, 3, 5}) {
+        INFO(team << " threads");
+        std::vector<TestType> many = x.c.values;
+        detail::gemm_with(kernel, x.shape, x.a.values.data(), x.b.values.data(), many.data(),
+                          false, team);
+        REQUIRE(std::memcmp(one.data(), many.data(), one.size() * sizeof(TestType)) == 0);
+      }
+      std::vector<TestType> reference = x.c.values;
+      atencion::gemm_reference(x.shape, x.a.values.data(), x.b.values.data(), reference.data(),
+                               false);
+      require_close(x, one, reference, false);
+    }
+}
+
+// Products at offsets (batch dims that do not merge into one stride): in any order of the
+// matrices in memory, each product is its own, on 1 and 2 threads with the same bits.
+TEMPLATE_TEST_CASE("gemm_batched_at multiplies the matrices at the offsets it is given",
+                   "[gemm][batched]", float, double) {
+  const int64_t batch = 12, m = 20, n = 32, k = 20;  // attention's P·V, enough for 2 threads
+  const Stored<TestType> a = random_stored<TestType>(batch * m, k, 0, 900);
+  const Stored<TestType> b = random_stored<TestType>(batch * k, n, 0, 901);
+  std::vector<int64_t> offsets_a, offsets_b, offsets_c;
+  for (int64_t i = 0; i < batch; ++i) {  // A read backwards, B in a stride-5 walk
+    offsets_a.push_back((batch - 1 - i) * m * k);
+    offsets_b.push_back((i * 5 % batch) * k * n);
+    offsets_c.push_back(i * m * n);
+  }
+  const GemmShape shape{m, n, k, false, false, k, n, n};
+  std::vector<TestType> reference(batch * m * n), one(batch * m * n, 7), two(batch * m * n, 7);
+  for (int64_t i = 0; i < batch; ++i)
+    atencion::gemm_reference(shape, a.values.data() + offsets_a[i],
+                             b.values.data() + offsets_b[i], reference.data() + offsets_c[i],
+                             false);
+  const auto multiply_into = [&](std::vector<TestType>& out) {
+    atencion::gemm_batched_at(shape, batch, a.values.data(), offsets_a.data(), b.values.data(),
+                              offsets_b.data(), out.data(), offsets_c.data(), false);
+  };
+  with_threads(1, [&] { multiply_into(one); });
+  with_threads(2, [&] { multiply_into(two); });
+  REQUIRE(std::memcmp(one.data(), two.data(), one.size() * sizeof(TestType)) == 0);
+  REQUIRE(count_far_apart(one, reference, k) == 0);
+}

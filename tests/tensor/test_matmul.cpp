@@ -4,6 +4,7 @@
 
 #include "tensor/ops.h"
 #include "tensor/random.h"
+#include "tensor/threads.h"
 
 using namespace atencion;
 using Catch::Contains;
@@ -41,6 +42,32 @@ TEST_CASE("matmul equals matmul_reference on odd shapes, every transpose combina
           Tensor fast = matmul(a, b, trans_a, trans_b);
           CHECK(fast.shape() == Shape{m, n});
           CHECK(allclose(fast, matmul_reference(a, b, trans_a, trans_b), tolerance, tolerance));
+        }
+      }
+    }
+  }
+}
+
+// Two matrices go straight to gemm (matmul's short path); with a batch dim of 1 they take the
+// general one. Same bits either way: on transposes, transposed views, rows wider than the
+// matrix (a column slice), and the small sizes of the direct tiles.
+TEST_CASE("two matrices give the bits of the same product as a batch of one", "[matmul]") {
+  Generator generator(13);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    for (auto [m, k, n] : {std::tuple{1, 1, 1}, {20, 32, 20}, {33, 17, 65}, {64, 64, 64}}) {
+      for (Trans trans_a : {Trans::No, Trans::Yes}) {
+        for (Trans trans_b : {Trans::No, Trans::Yes}) {
+          INFO(m << "x" << k << "x" << n << " " << dtype_name(dtype));
+          const Shape a_shape = trans_a == Trans::Yes ? Shape{k, m + 3} : Shape{m, k + 3};
+          const Shape b_shape = trans_b == Trans::Yes ? Shape{n, k} : Shape{k, n};
+          // A column slice: rows 3 values wider than the matrix.
+          Tensor a = randn(a_shape, generator, dtype).slice(1, 0, a_shape[1] - 3);
+          Tensor b = randn(b_shape, generator, dtype);
+          Tensor two = matmul(a, b, trans_a, trans_b);
+          Tensor batched = matmul(a.unsqueeze(0), b.unsqueeze(0), trans_a, trans_b).squeeze(0);
+          CHECK(two.to_vector() == batched.to_vector());
+          Tensor viewed = matmul(trans_a == Trans::Yes ? a.t() : a, trans_b == Trans::Yes ? b.t() : b);
+          CHECK(two.to_vector() == viewed.to_vector());
         }
       }
     }
@@ -104,6 +131,25 @@ TEST_CASE("attention-shaped products: Q Kᵀ and weights V over batch and heads"
   CHECK(allclose(self_scores, matmul_reference(heads, heads, Trans::No, Trans::Yes), 1e-5, 1e-5));
   CHECK(allclose(self_scores, matmul(heads.contiguous(), heads.contiguous().transpose(-2, -1)),
                  1e-6, 1e-6));
+}
+
+// Heads split by view and transpose: batch dims [batch, heads] that do not merge, all 4·8
+// products handed to the threads together (enough work for two). One thread and two give the
+// same bits.
+TEST_CASE("split heads: the same bits with 1 and 2 threads", "[matmul][threads]") {
+  Generator generator(17);
+  for (DType dtype : {DType::Float32, DType::Float64}) {
+    Tensor projected = randn({4, 64, 8 * 32}, generator, dtype);
+    Tensor heads = projected.view({4, 64, 8, 32}).transpose(1, 2);  // [4, 8, 64, 32]
+    const int before = num_threads();
+    set_num_threads(1);
+    Tensor one = matmul(heads, heads, Trans::No, Trans::Yes);
+    set_num_threads(2);
+    Tensor two = matmul(heads, heads, Trans::No, Trans::Yes);
+    set_num_threads(before);
+    CHECK(one.to_vector() == two.to_vector());
+    CHECK(allclose(one, matmul_reference(heads, heads, Trans::No, Trans::Yes), 1e-4, 1e-4));
+  }
 }
 
 TEST_CASE("operands that need a copy: strided slices and expanded batches", "[matmul]") {

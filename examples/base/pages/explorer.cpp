@@ -87,18 +87,41 @@ nlohmann::json chart_data(const Chart& chart) {
 
 }  // namespace
 
+nlohmann::json sentence_data(const Sentence& sentence) {
+  nlohmann::json maps = nlohmann::json::array();
+  for (const AttentionMap& map : sentence.maps) maps.push_back(map_data(map));
+  nlohmann::json data = {{"name", sentence.name}, {"maps", std::move(maps)}};
+  if (!sentence.translation.empty() || !sentence.output_pieces.empty())
+    data["translation"] = sentence.translation;
+  if (!sentence.output_pieces.empty()) data["output_pieces"] = sentence.output_pieces;
+  if (!sentence.alternatives.empty()) {
+    if (sentence.alternatives.size() != sentence.output_pieces.size())
+      throw std::invalid_argument("explorer::page_data: " + sentence.name + ": " +
+                                  std::to_string(sentence.alternatives.size()) +
+                                  " lists of alternatives for " +
+                                  std::to_string(sentence.output_pieces.size()) + " output pieces");
+    nlohmann::json positions = nlohmann::json::array();
+    for (const auto& position : sentence.alternatives) {
+      nlohmann::json choices = nlohmann::json::array();
+      for (const Alternative& choice : position)
+        choices.push_back({{"piece", choice.piece}, {"probability", rounded(choice.probability)}});
+      positions.push_back(std::move(choices));
+    }
+    data["alternatives"] = std::move(positions);
+  }
+  return data;
+}
+
 nlohmann::json page_data(const Page& page) {
   nlohmann::json sentences = nlohmann::json::array(), charts = nlohmann::json::array();
-  for (const Sentence& sentence : page.sentences) {
-    nlohmann::json maps = nlohmann::json::array();
-    for (const AttentionMap& map : sentence.maps) maps.push_back(map_data(map));
-    sentences.push_back({{"name", sentence.name}, {"maps", std::move(maps)}});
-  }
+  for (const Sentence& sentence : page.sentences) sentences.push_back(sentence_data(sentence));
   for (const Chart& chart : page.charts) charts.push_back(chart_data(chart));
-  return {{"title", page.title},
-          {"introduction", page.introduction},
-          {"sentences", std::move(sentences)},
-          {"charts", std::move(charts)}};
+  nlohmann::json data = {{"title", page.title},
+                         {"introduction", page.introduction},
+                         {"sentences", std::move(sentences)},
+                         {"charts", std::move(charts)}};
+  if (!page.live.is_null()) data["live"] = page.live;
+  return data;
 }
 
 std::string page_html(const Page& page) {

@@ -31,10 +31,21 @@ struct AttentionMap {
   std::vector<std::string> output_tokens{};
 };
 
+// One of the likeliest pieces at an output position, with the model's probability for it.
+struct Alternative {
+  std::string piece;
+  double probability = 0;
+};
+
 // One sentence (or one part of the walk-through) and every attention map computed on it.
 struct Sentence {
   std::string name;  // shown in the sentence picker: "¿Cuál es tu nombre? → What is your name?"
   std::vector<AttentionMap> maps;
+  // Optional (empty when the program has none): the output as text, its pieces (one per output
+  // position, the end piece last), and for each position the likeliest pieces, best first.
+  std::string translation{};
+  std::vector<std::string> output_pieces{};
+  std::vector<std::vector<Alternative>> alternatives{};
 };
 
 // One curve of a chart: y against x, the same number of each.
@@ -53,6 +64,10 @@ struct Page {
   std::string introduction;  // a sentence or two under the title (plain text)
   std::vector<Sentence> sentences;
   std::vector<Chart> charts;  // none: the page says there is no training run
+  // The live page (examples/base/serve/, docs/17-serving.md): null for a static file; else
+  // {"endpoint": "/api/translate", "placeholder": "a sentence to try", "longest": pieces,
+  //  "beam_max": n}: the page shows a text box and adds each answer's "sentence" to its list.
+  nlohmann::json live = nullptr;
 };
 
 // The page's data as the script reads it. Weights and scores are rounded to 5 decimals; a
@@ -61,6 +76,9 @@ struct Page {
 // per column, when its output tokens (when given) are not one per row, or when a line's x and y
 // differ in length.
 nlohmann::json page_data(const Page& page);
+
+// One sentence as page_data writes it (the live server answers with it too).
+nlohmann::json sentence_data(const Sentence& sentence);
 
 // The whole HTML file: explorer.html with page_data(page) inside its data <script> element.
 std::string page_html(const Page& page);

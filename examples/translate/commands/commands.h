@@ -1,5 +1,5 @@
 // examples/translate/commands/commands.h — the subcommands of `atencion-translate`, one file
-// each: train.cpp, translate.cpp, eval.cpp, show.cpp. Each add_*_command adds its subcommand
+// each: train.cpp, translate.cpp, eval.cpp, show.cpp, serve.cpp. Each add_*_command adds its subcommand
 // and options to the program's CLI::App and returns what runs it once the line is parsed.
 // Lesson: docs/12-translation.md#the-program
 #pragma once
@@ -24,6 +24,7 @@ Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& commu
 Subcommand add_translate_command(CLI::App& app);
 Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);
+Subcommand add_serve_command(CLI::App& app);  // commands/serve.cpp
 
 // --model, --beam, --max-length and --batch-size, as translate and eval take them.
 void add_decode_options(CLI::App* command, std::string& model_dir, nn::DecodeOptions& decode);

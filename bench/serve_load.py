@@ -1,0 +1,229 @@
+#!/usr/bin/python3
+"""bench/serve_load.py — `atencion-translate serve` under load, next to the batched stdin
+`translate` on the same sentences (docs/17-serving.md#under-load).
+
+Every request goes to 127.0.0.1 only, and the run is bounded (--seconds, --rss-requests).
+
+  1. offline: `translate --model M` reads the sentences on stdin (length-sorted batches): its
+     rate in sentences per second is the reference;
+  2. page load to first translation: GET / (the whole page), then POST /api/translate of a short
+     sentence, on a fresh connection each, as a browser opening the page would;
+  3. load: --clients keep-alive clients, each on one connection, POST sentences drawn at random
+     for --seconds; latency p50 / p90 / p99, errors (any status but 200, a broken connection, or
+     an answer that differs from the offline translation) and throughput, with "details": false
+     (the text only, as translate prints) and then, shorter, with the full answer (maps and
+     alternatives: what the page asks for);
+  4. memory: the server's resident set every 1,000 requests over --rss-requests requests.
+
+The sentences: the Spanish side of the shipped pairs (examples/translate/data/spa-eng.tsv), a
+seeded sample of --sample of them, so their lengths follow the corpus's mix.
+
+    /usr/bin/python3 bench/serve_load.py --binary build/examples/translate/atencion-translate \\
+        --model runs/spa-eng                      # 64 clients, 30 s, 10,000 requests for RSS
+    /usr/bin/python3 bench/serve_load.py --binary ... --model ... --seconds 5 --rss-requests 2000
+"""
+import argparse
+import http.client
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "examples", "serve"))
+from serve_process import Served  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def read_sentences(path, sample, seed):
+    with open(path, encoding="utf-8") as pairs:
+        spanish = [line.split("\t")[0] for line in pairs if "\t" in line]
+    random.Random(seed).shuffle(spanish)
+    return spanish[:sample]
+
+
+def offline(binary, model, sentences, beam):
+    """translate's outputs, and its rate without the start (loading the model: the time of a
+    run on one sentence is taken off); each time the best of three runs, as a shared machine
+    only ever slows a run down."""
+    def run(lines):
+        started = time.monotonic()
+        done = subprocess.run([binary, "translate", "--model", model, "--beam", str(beam)],
+                              input="".join(s + "\n" for s in lines), capture_output=True,
+                              text=True, check=True)
+        return done.stdout.split("\n")[:len(lines)], time.monotonic() - started
+    start = min(run(sentences[:1])[1] for _ in range(3))
+    runs = [run(sentences) for _ in range(3)]
+    outputs, seconds = runs[0][0], min(t for _, t in runs)
+    return outputs, (len(sentences) - 1) / max(seconds - start, 1e-6)
+
+
+def servable(port, sentences):
+    """The sentences the model takes (a text over its positions is refused, 400)."""
+    kept = []
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    for sentence in sentences:
+        connection.request("POST", "/api/translate",
+                           body=json.dumps({"text": sentence, "details": False}),
+                           headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        response.read()
+        if response.status == 200:
+            kept.append(sentence)
+    connection.close()
+    return kept
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
+
+
+class Client(threading.Thread):
+    """One keep-alive connection posting sentences until the deadline or the request budget."""
+
+    def __init__(self, port, sentences, expected, deadline, budget, details, seed):
+        super().__init__()
+        self.port, self.sentences, self.expected = port, sentences, expected
+        self.deadline, self.budget, self.details = deadline, budget, details
+        self.random = random.Random(seed)
+        self.latencies, self.errors, self.mismatches = [], [], 0
+
+    def run(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        while time.monotonic() < self.deadline and self.budget.take():
+            i = self.random.randrange(len(self.sentences))
+            body = json.dumps({"text": self.sentences[i], "details": self.details})
+            started = time.monotonic()
+            try:
+                connection.request("POST", "/api/translate", body=body,
+                                   headers={"Content-Type": "application/json"})
+                response = connection.getresponse()
+                answer = response.read()
+                self.latencies.append(time.monotonic() - started)
+                if response.status != 200:
+                    self.errors.append(f"HTTP {response.status}: {answer[:100]!r}")
+                elif json.loads(answer)["translation"] != self.expected[i]:
+                    self.mismatches += 1
+            except (OSError, http.client.HTTPException) as error:
+                self.errors.append(f"{type(error).__name__}: {error}")
+                connection.close()
+                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        connection.close()
+
+
+class Budget:
+    def __init__(self, count):
+        self.left, self.lock = count, threading.Lock()
+
+    def take(self):
+        with self.lock:
+            if self.left is None:
+                return True
+            if self.left == 0:
+                return False
+            self.left -= 1
+            return True
+
+
+def load(port, sentences, expected, clients, seconds, details, budget=None, on_progress=None):
+    deadline = time.monotonic() + seconds
+    shared = Budget(budget)
+    workers = [Client(port, sentences, expected, deadline, shared, details, seed)
+               for seed in range(clients)]
+    started = time.monotonic()
+    for worker in workers:
+        worker.start()
+    while any(worker.is_alive() for worker in workers):
+        time.sleep(0.2)
+        if on_progress:
+            on_progress(sum(len(w.latencies) for w in workers))
+    elapsed = time.monotonic() - started
+    latencies = [t for w in workers for t in w.latencies]
+    errors = [e for w in workers for e in w.errors]
+    mismatches = sum(w.mismatches for w in workers)
+    return {"requests": len(latencies), "rate": len(latencies) / elapsed,
+            "p50": percentile(latencies, 0.50), "p90": percentile(latencies, 0.90),
+            "p99": percentile(latencies, 0.99), "errors": errors, "mismatches": mismatches}
+
+
+def first_translation(port):
+    started = time.monotonic()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/")
+    page = connection.getresponse().read()
+    connection.close()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("POST", "/api/translate", body=json.dumps({"text": "Hola."}),
+                       headers={"Content-Type": "application/json"})
+    status = connection.getresponse().status
+    connection.close()
+    return time.monotonic() - started, len(page), status
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--pairs", default=os.path.join(HERE, "..", "examples", "translate",
+                                                        "data", "spa-eng.tsv"))
+    parser.add_argument("--sample", type=int, default=1000)
+    parser.add_argument("--clients", type=int, default=64)
+    parser.add_argument("--seconds", type=float, default=30)
+    parser.add_argument("--full-seconds", type=float, default=None,
+                        help="seconds of load with full answers (default: a third of --seconds)")
+    parser.add_argument("--rss-requests", type=int, default=10000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+
+    sampled = read_sentences(args.pairs, args.sample, args.seed)
+    with Served(args.binary, args.model, "--queue", "1024") as server:
+        sentences = servable(server.port, sampled)
+    expected, offline_rate = offline(args.binary, args.model, sentences, 1)
+    lengths = [len(s) for s in sentences]
+    print(f"{len(sentences)} sentences of the pairs ({len(sampled) - len(sentences)} of "
+          f"{len(sampled)} left out: over the model's positions), {min(lengths)}-{max(lengths)} "
+          f"characters (median {statistics.median(lengths):.0f}); CPU: {os.cpu_count()} cores")
+    print(f"offline: translate on stdin, {offline_rate:.1f} sentences/s (start-up taken off)")
+    with Served(args.binary, args.model, "--queue", "1024") as server:
+        seconds, page_bytes, status = first_translation(server.port)
+        print(f"page load to first translation: {1000 * seconds:.0f} ms "
+              f"(page {page_bytes / 1024:.0f} KiB, then POST: HTTP {status})")
+        results = []
+        for details, seconds in ((False, args.seconds),
+                                 (True, args.full_seconds or args.seconds / 3)):
+            result = load(server.port, sentences, expected, args.clients, seconds, details)
+            results.append((details, seconds, result))
+        rss, rss_marks = [], list(range(0, args.rss_requests + 1, 1000))
+
+        def sample_rss(done):  # the resident set as each 1,000th request is passed
+            while rss_marks and done >= rss_marks[0]:
+                rss.append((rss_marks.pop(0), server.rss_kib()[0] / 1024))
+        load(server.port, sentences, expected, min(args.clients, 16), 10 ** 6, False,
+             budget=args.rss_requests, on_progress=sample_rss)
+        sample_rss(args.rss_requests)
+        peak = server.rss_kib()[1] / 1024
+    print()
+    print("| answers | clients | seconds | requests | req/s | vs offline | p50 ms | p90 ms | "
+          "p99 ms | errors | differ from offline |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    failed = False
+    for details, seconds, r in results:
+        print(f"| {'full (maps, alternatives)' if details else 'text only'} | {args.clients} | "
+              f"{seconds:.0f} | {r['requests']} | {r['rate']:.1f} | "
+              f"{r['rate'] / offline_rate:.2f}x | {1000 * r['p50']:.0f} | {1000 * r['p90']:.0f} | "
+              f"{1000 * r['p99']:.0f} | {len(r['errors'])} | {r['mismatches']} |")
+        failed = failed or r["errors"] or r["mismatches"]
+        for error in r["errors"][:5]:
+            print(f"  error: {error}")
+    print()
+    print("resident set (MiB) after n requests: " +
+          ", ".join(f"{n}: {mib:.1f}" for n, mib in rss) + f"; peak {peak:.1f}")
+    sys.exit(1 if failed else 0)
+
+
+main()

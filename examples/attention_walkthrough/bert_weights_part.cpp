@@ -1,0 +1,120 @@
+// examples/attention_walkthrough/bert_weights_part.cpp — part 8: notebook 003 on BERT's own
+// weights (--bert DIR), or what parts 1-7 used instead. Lesson: docs/16-bert.md#notebook-003-on-berts-own-weights
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "autograd/ops.h"
+#include "base/data/bert_directory.h"
+#include "base/pages/heatmap_svg.h"
+#include "lesson_parts.h"
+#include "nn/bert.h"
+#include "nn/bert_weights.h"
+#include "nn/multi_head_attention.h"
+#include "tensor/ops.h"
+
+namespace walkthrough {
+namespace {
+
+using namespace atencion;
+using atencion::examples::HeatMap;
+
+std::vector<HeatMap> heads_of(const Tensor& weights, const Tokens& tokens) {  // [heads, q, k]
+  std::vector<HeatMap> maps;
+  for (int64_t head = 0; head < weights.size(0); ++head)
+    maps.push_back({"head " + std::to_string(head), weights.select(0, head), tokens, tokens});
+  return maps;
+}
+
+int64_t index_of(const Tokens& tokens, const std::string& token) {
+  for (size_t i = 0; i < tokens.size(); ++i)
+    if (tokens[i] == token) return static_cast<int64_t>(i);
+  return -1;
+}
+
+// Over every layer and head: where "it" looks at "dog" the most (BertViz's famous head).
+void print_it_and_dog(nn::Bert& model, const Tokens& tokens) {
+  const int64_t it = index_of(tokens, "it"), dog = index_of(tokens, "dog");
+  if (it < 0 || dog < 0) return;
+  double best = -1;
+  int64_t best_layer = 0, best_head = 0;
+  for (size_t layer = 0; layer < model.encoder->layers.size(); ++layer) {
+    const Tensor weights = model.encoder->layers[layer]->self_attn->attention_weights().select(0, 0);
+    for (int64_t head = 0; head < weights.size(0); ++head) {
+      const double weight = weights.select(0, head).select(0, it).select(0, dog).item();
+      if (weight > best) {
+        best = weight;
+        best_layer = static_cast<int64_t>(layer);
+        best_head = head;
+      }
+    }
+  }
+  std::printf("  \"it\" -> \"dog\": the most in layer %lld, head %lld (%.1f%% of its attention)\n",
+              static_cast<long long>(best_layer), static_cast<long long>(best_head), 100 * best);
+}
+
+}  // namespace
+
+void show_bert_weights(const std::filesystem::path& out, const std::string& bert_dir) {
+  heading("8. Notebook 003 on BERT's own weights (docs/16-bert.md)");
+  if (bert_dir.empty()) {
+    std::printf("  no --bert DIR given: parts 1 to 7 used seeded random embeddings (a table of\n"
+                "  64 × 768 numbers) and untrained projections. Give --bert DIR with\n"
+                "  bert-base-uncased's model.safetensors, vocab.txt and config.json to run part 1\n"
+                "  on BERT's own embeddings and to see its trained heads.\n");
+    return;
+  }
+  const examples::BertDirectory directory = examples::read_bert_directory(bert_dir);
+  Generator unused(0);
+  nn::Bert model(directory.weights.config, unused, nn::Bert::Init::ForLoading);
+  nn::load_hugging_face_bert(model, directory.weights);
+  model.eval();
+  NoGradGuard no_grad;
+
+  // BertTokenizer: [CLS] word pieces [SEP].
+  Tokens tokens{"[CLS]"};
+  for (const std::string& piece :
+       directory.wordpiece.tokenize("I gave the dog a bone because it was hungry"))
+    tokens.push_back(piece);
+  tokens.push_back("[SEP]");
+  std::vector<int64_t> ids;
+  for (const std::string& token : tokens) ids.push_back(directory.wordpiece.id_of(token));
+  const auto length = static_cast<int64_t>(ids.size());
+  std::printf("  %lld word pieces:", static_cast<long long>(length));
+  for (const std::string& token : tokens) std::printf(" %s", token.c_str());
+  std::printf("\n");
+
+  // As the notebook: BERT's word embeddings plus its learned position embeddings.
+  const Tensor id_tensor = Tensor::from_ids(ids, {1, length});
+  const Variable x = add((*model.embeddings->word_embeddings)(id_tensor),
+                         (*model.embeddings->position_embeddings)(
+                             Tensor::arange(0, static_cast<double>(length), 1, DType::Int64)));
+  print_step("BERT's embeddings + positions", x.value(), "word_embeddings(ids) + position_embeddings");
+
+  // The notebook's randomly initialised 8-head attention, now on BERT's embeddings.
+  const int64_t hidden = directory.weights.config.hidden;
+  const int64_t random_heads = hidden % 8 == 0 ? 8 : directory.weights.config.heads;
+  Generator generator(2024);
+  nn::MultiHeadAttention random_attention(hidden, random_heads, generator);
+  const Variable random_output = random_attention(x, x, x);
+  print_step("random attention's output", random_output.value(),
+             std::to_string(random_heads) + " untrained heads");
+  examples::write_heatmaps_svg(
+      (out / "bert_random_heads.svg").string(),
+      "Untrained " + std::to_string(random_heads) + "-head attention on BERT's embeddings",
+      heads_of(random_attention.attention_weights().select(0, 0), tokens), 4, false);
+
+  // BERT's own first layer (its real input: the embeddings' LayerNorm as well).
+  model.encode(id_tensor);
+  const Tensor first_layer = model.encoder->layers[0]->self_attn->attention_weights().select(0, 0);
+  print_step("BERT's layer 0 attention weights", first_layer,
+             std::to_string(first_layer.size(0)) + " heads of its first layer");
+  examples::write_heatmaps_svg((out / "bert_layer0_heads.svg").string(),
+                               "BERT's own first-layer attention, every head",
+                               heads_of(first_layer, tokens), 4, false);
+  std::printf("  wrote %s and %s\n", (out / "bert_random_heads.svg").string().c_str(),
+              (out / "bert_layer0_heads.svg").string().c_str());
+  print_it_and_dog(model, tokens);
+}
+
+}  // namespace walkthrough

@@ -1,0 +1,86 @@
+// examples/base/serve/http_server.h — a model's page and JSON API over HTTP, for many users at
+// once, on GNU libmicrohttpd (Debian: libmicrohttpd-dev). What a program gives it is a Service:
+// its page, its info, and its POST endpoints (a check on the HTTP thread, then a batch function
+// on the model thread: batch_queue.h).
+// Lesson: docs/17-serving.md
+//
+//   GET  /             the page (only the program's own page: no file is ever read for a request)
+//   GET  /api/health   {"status": "ok", "waiting": n}
+//   GET  /api/info     the service's info, the endpoints and the limits
+//   POST /api/<name>   a JSON object in, a JSON object out; errors as {"error": "one line"}
+//
+// The limits, each refused early and cheaply: a body over body_bytes → 413 (before it is read
+// when Content-Length says so; a chunked body is cut off: 413 once it ends, or the connection
+// closed if it keeps going far past the limit); a request line and headers over
+// connection_memory → 431/413 from libmicrohttpd, which then closes the connection; more than
+// `connections` connections → refused at accept; `timeout_seconds` without a byte either way →
+// closed; a full queue → 503 at once. HTTP threads never wait for the model: a request waiting
+// for its batch is suspended, and the model thread resumes it with its reply.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/serve/batch_queue.h"
+#include "nlohmann/json.hpp"
+
+namespace atencion::examples::serve {
+
+struct Endpoint {
+  std::string name;  // POST /api/<name>
+  // Checks a request's fields on the HTTP thread (throws RequestError: requests.h); what
+  // passes joins the batch queue.
+  std::function<void(const nlohmann::json&)> check;
+};
+
+struct Service {
+  std::string page;      // the HTML of GET /
+  nlohmann::json info;   // GET /api/info (the server adds "endpoints" and "limits")
+  std::vector<Endpoint> endpoints;
+  BatchFunction run_batch;
+};
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";  // an IPv4 or IPv6 address to listen on
+  uint16_t port = 8080;            // 0: any free port (port() says which)
+  std::size_t body_bytes = 64 * 1024;
+  std::size_t connection_memory = 32 * 1024;  // request line + headers (+ buffers) per connection
+  unsigned connections = 1024;
+  unsigned timeout_seconds = 10;
+  unsigned http_threads = 2;                  // each polls many connections (epoll)
+  BatchOptions batching{};
+};
+
+class Server {
+ public:
+  // Listens and serves until stop() or destruction. Throws std::runtime_error naming the
+  // address when it cannot listen (a port in use, an address that is not one).
+  Server(Service service, ServerOptions options);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  uint16_t port() const;
+  // Stops listening, answers what waits in the queue, then closes every connection.
+  void stop();
+
+  struct State;  // libmicrohttpd's callbacks see this
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// "http://127.0.0.1:8080/" (IPv6 in brackets).
+std::string page_address(const std::string& host, uint16_t port);
+// Whether `host` is an address the server can listen on: IPv4 or IPv6 in numbers, or localhost
+// (never a name to look up).
+bool is_listen_address(const std::string& host);
+// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost): the page is then
+// reachable from this machine only.
+bool is_loopback(const std::string& host);
+
+}  // namespace atencion::examples::serve

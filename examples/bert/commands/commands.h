@@ -1,0 +1,35 @@
+// examples/bert/commands/commands.h — the subcommands of `atencion-bert`, one file each:
+// train.cpp, fill_mask.cpp, eval.cpp, show.cpp, tokenize.cpp.
+// Lesson: docs/16-bert.md#the-program
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "bert/masked_lm.h"
+#include "nn/distributed.h"
+
+namespace atencion::examples::bert {
+
+struct Subcommand {
+  CLI::App* command;          // parsed when (*command) is true
+  std::function<void()> run;  // throws std::exception with a one-line message
+};
+
+Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator);
+Subcommand add_fill_mask_command(CLI::App& app);
+Subcommand add_eval_command(CLI::App& app);
+Subcommand add_show_command(CLI::App& app);
+Subcommand add_tokenize_command(CLI::App& app);
+
+// Which model a command reads: a run directory of `train` (--model) or a directory in Hugging
+// Face's layout (--bert), which wins when given.
+struct ModelSource {
+  std::string model_dir = "runs/bert";
+  std::string bert_dir;
+};
+void add_model_source_options(CLI::App* command, ModelSource& source);
+MaskedLanguageModel load_model(const ModelSource& source);
+
+}  // namespace atencion::examples::bert

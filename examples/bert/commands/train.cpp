@@ -1,0 +1,78 @@
+// examples/bert/commands/train.cpp — `atencion-bert train`: its options, each one a field of
+// TrainOptions (bert/train.h), whose defaults are the only ones.
+// Lesson: docs/16-bert.md#train-one
+#include <memory>
+
+#include "base/cli/validators.h"
+#include "bert/commands/commands.h"
+#include "bert/train.h"
+
+namespace atencion::examples::bert {
+namespace {
+
+void add_session_options(CLI::App* command, TrainerOptions& trainer) {
+  command->add_option("--out", trainer.out_dir, "run directory for checkpoints")
+      ->capture_default_str();
+  command->add_option("--minutes", trainer.minutes, "time budget in minutes (0: none)")
+      ->capture_default_str()->check(at_least(0));
+  command->add_option("--epochs", trainer.epochs, "epochs (0: until the time budget ends)")
+      ->capture_default_str()->check(at_least(0));
+  command->add_option("--steps", trainer.steps, "stop at this optimizer step (0: no limit)")
+      ->capture_default_str()->check(at_least(0));
+  auto* resume = command->add_flag("--resume", trainer.resume,
+                                   "continue from the run directory's latest checkpoint");
+  command->add_flag("--overwrite", trainer.overwrite, "replace the run the --out directory holds")
+      ->excludes(resume);
+  command->add_option("--checkpoint-every", trainer.checkpoint_every,
+                      "steps between checkpoints (0: only at the end)")
+      ->capture_default_str()->check(at_least(0));
+  command->add_option("--log-every", trainer.log_every, "steps between progress lines")
+      ->capture_default_str()->check(at_least(1));
+}
+
+void add_run_options(CLI::App* command, RunConfig& run) {
+  command->add_option("--text", run.text_path,
+                      "UTF-8 text, a sentence a line (default: the Spanish side of the shipped "
+                      "Tatoeba pairs)")
+      ->check(CLI::ExistingFile)->check(regular_file());
+  command->add_option("--vocab", run.vocab_size, "SentencePiece vocabulary size")
+      ->capture_default_str()->check(at_least(6));
+  command->add_option("--max-tokens", run.max_tokens, "padded pieces per batch")
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--warmup", run.warmup_steps, "warm-up steps")
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--lr-factor", run.lr_factor, "factor of the warm-up schedule")
+      ->capture_default_str()->check(at_least(0, true));
+  command->add_option("--seed", run.seed)->capture_default_str()->check(seed_number());
+}
+
+void add_model_options(CLI::App* command, nn::BertConfig& model) {
+  command->add_option("--hidden", model.hidden)->capture_default_str()->check(at_least(1));
+  command->add_option("--heads", model.heads)->capture_default_str()->check(at_least(1));
+  command->add_option("--layers", model.layers)->capture_default_str()->check(at_least(1));
+  command->add_option("--intermediate", model.intermediate)
+      ->capture_default_str()->check(at_least(1));
+  command->add_option("--max-positions", model.max_positions)
+      ->capture_default_str()->check(CLI::Range(int64_t{3}, int64_t{512}));
+  command->add_option("--dropout", model.dropout)
+      ->capture_default_str()->check(CLI::Range(0.0, 0.99));
+}
+
+}  // namespace
+
+Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator) {
+  auto options = std::make_shared<TrainOptions>();
+  CLI::App* command = app.add_subcommand("train", "pre-train a masked language model on a text");
+  add_session_options(command, options->trainer);
+  add_run_options(command, options->run);
+  add_model_options(command, options->model);
+  return {command, [options, &communicator] {
+            if (options->model.hidden % options->model.heads != 0)
+              throw std::invalid_argument("train: --hidden " + std::to_string(options->model.hidden) +
+                                          " is not a multiple of --heads " +
+                                          std::to_string(options->model.heads));
+            train(*options, communicator);
+          }};
+}
+
+}  // namespace atencion::examples::bert

@@ -1,0 +1,186 @@
+// examples/bert/train.cpp — the BERT's part of training: its text and pieces, the model, and the
+// masked-LM loss of a batch; the loop itself is the shared Trainer
+// (examples/base/training/trainer.h). Lesson: docs/16-bert.md#train-one
+#include "bert/train.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+
+#include "base/data/shuffle.h"
+#include "base/io/json_fields.h"
+#include "bert/masked_lm.h"
+#include "bert/masking.h"
+#include "bert/text.h"
+
+namespace atencion::examples::bert {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// [CLS] pieces [SEP] of each sentence, those too long for the positions left out.
+std::vector<Example> encode_sentences(const std::vector<std::string>& sentences,
+                                      const MaskedLanguageModel& lm) {
+  std::vector<Example> examples;
+  for (const std::string& sentence : sentences) {
+    std::vector<int64_t> ids = lm.pieces->encode(sentence);
+    if (static_cast<int64_t>(ids.size()) <= lm.config.max_positions)
+      // The batcher is made for pairs and wants a target: one piece stands in for it (unused).
+      examples.push_back({std::move(ids), {lm.pieces->special().cls}});
+  }
+  return examples;
+}
+
+std::vector<std::vector<int64_t>> ids_of(const std::vector<Example>& examples) {
+  std::vector<std::vector<int64_t>> ids;
+  for (const Example& example : examples) ids.push_back(example.source_ids);
+  return ids;
+}
+
+// The BERT as the Trainer sees it: batches of sentences by padded pieces, each sentence masked
+// afresh every epoch (from the run's seed, the epoch and its index: exact on resume), the loss
+// on the masked pieces only, and the held-out split's loss with a fixed masking.
+class MaskedLanguageTask : public TrainingTask {
+ public:
+  MaskedLanguageTask(MaskedLanguageModel& lm, const RunConfig& run, const TextSplit& split,
+                     BatchPosition start)
+      : lm_(lm),
+        run_(run),
+        train_(encode_sentences(split.train, lm)),
+        held_out_(ids_of(encode_sentences(split.held_out, lm))),
+        batch_options_{.max_tokens = run.max_tokens},
+        stream_(train_, batch_options_, run.seed, start) {}
+  MaskedLanguageTask(const MaskedLanguageTask&) = delete;  // stream_ refers to train_
+  MaskedLanguageTask& operator=(const MaskedLanguageTask&) = delete;
+
+  nn::Module& model() override { return *lm_.model; }
+  BatchPosition position() const override { return stream_.position(); }
+  int64_t batches_per_epoch() const override { return stream_.batches_per_epoch(); }
+
+  StepLoss next_loss(const DataParallel& parallel) override {
+    const Batch batch = stream_.next();
+    const Batch shard = parallel.shard(batch, train_, batch_options_);
+    const EncodedBatch whole = masked(batch), mine = masked(shard);
+    for (const int64_t length : batch.source_lengths) pieces_read_ += length;
+    return {lm_.loss(mine), mine.masked, whole.masked};
+  }
+
+  double evaluation_loss() override {
+    return score_masked(lm_, held_out_, kHeldOutMaskingSeed, run_.max_tokens).loss;
+  }
+
+  CheckpointData checkpoint() const override {
+    CheckpointData data = lm_.to_checkpoint();
+    data.config["run"] = run_;
+    return data;
+  }
+
+  const std::vector<std::vector<int64_t>>& held_out() const { return held_out_; }
+  int64_t pieces_read() const { return pieces_read_; }  // by this run, [CLS] and [SEP] included
+
+ private:
+  EncodedBatch masked(const Batch& batch) const {
+    std::vector<std::vector<int64_t>> inputs, labels;
+    const uint64_t epoch_seed = derive_seed(run_.seed, static_cast<uint64_t>(batch.epoch) + 1);
+    for (const size_t index : batch.example_indices) {
+      MaskedSentence one = mask_sentence(train_[index].source_ids, *lm_.pieces,
+                                         derive_seed(epoch_seed, index));
+      inputs.push_back(std::move(one.input_ids));
+      labels.push_back(std::move(one.labels));
+    }
+    return encode_batch(inputs, lm_.pieces->special().pad, labels);
+  }
+
+  MaskedLanguageModel& lm_;
+  const RunConfig run_;
+  const std::vector<Example> train_;
+  const std::vector<std::vector<int64_t>> held_out_;
+  const BatchOptions batch_options_;
+  BatchStream stream_;
+  int64_t pieces_read_ = 0;
+};
+
+MaskedLanguageModel new_model(const TrainOptions& options, const TextSplit& split,
+                              const DataParallel& parallel) {
+  TokenizerOptions tokenizer_options;
+  tokenizer_options.vocab_size = options.run.vocab_size;
+  tokenizer_options.seed = static_cast<uint32_t>(options.run.seed);
+  auto pieces = std::make_shared<SentencePieces>(
+      parallel.share_tokenizer([&] { return Tokenizer::train(split.train, tokenizer_options); }));
+  return MaskedLanguageModel::create(options.model, std::move(pieces), options.run.seed);
+}
+
+OptimizerRecipe recipe_for(const RunConfig& run, int64_t hidden) {
+  OptimizerRecipe recipe;
+  recipe.d_model = hidden;
+  recipe.warmup_steps = run.warmup_steps;
+  recipe.lr_factor = run.lr_factor;
+  recipe.clip_norm = run.clip_norm;
+  recipe.adam.beta2 = 0.98;
+  recipe.adam.eps = 1e-9;
+  return recipe;
+}
+
+}  // namespace
+
+RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
+  try {
+    if (!config.is_object() || !config.contains("run"))
+      throw std::invalid_argument("no \"run\" section");
+    const RunConfig run = read_exactly<RunConfig>(config.at("run"));
+    auto refuse = [](const char* field, const nlohmann::json& value, const char* wanted) {
+      throw std::invalid_argument(std::string("'") + field + "' is " + value.dump() + ", not " +
+                                  wanted);
+    };
+    if (run.vocab_size < 6) refuse("vocab_size", run.vocab_size, "at least 6");
+    if (run.max_tokens < 1) refuse("max_tokens", run.max_tokens, "at least 1");
+    if (run.warmup_steps < 1) refuse("warmup_steps", run.warmup_steps, "at least 1");
+    if (!(run.lr_factor > 0 && std::isfinite(run.lr_factor)))
+      refuse("lr_factor", run.lr_factor, "a finite number above 0");
+    if (!(run.clip_norm > 0 && std::isfinite(run.clip_norm)))
+      refuse("clip_norm", run.clip_norm, "a finite number above 0");
+    return run;
+  } catch (const std::invalid_argument& error) {
+    throw std::runtime_error(file + ": run: " + error.what());
+  }
+}
+
+std::string train(const TrainOptions& requested, nn::distributed::Communicator& communicator) {
+  const auto start_time = Clock::now();
+  TrainOptions options = requested;
+  const DataParallel parallel(communicator);
+  Progress progress(parallel.is_main() ? stdout : nullptr, parallel.size() > 1);
+  const OpenedRun run = open_run(options.trainer, parallel, progress);
+  if (run.checkpoint)
+    options.run = read_run_config(run.checkpoint->config, run.checkpoint->directory + "/config.json");
+  const TextSplit split = split_sentences(read_sentences(options.run.text_path),
+                                          options.run.split_seed);
+  progress.message("text: " + std::to_string(split.train.size()) + " training sentences, " +
+                   std::to_string(split.held_out.size()) + " held out");
+  MaskedLanguageModel lm = run.checkpoint ? MaskedLanguageModel::from_checkpoint(*run.checkpoint)
+                                          : new_model(options, split, parallel);
+  parallel.share_parameters(lm.model->parameters());
+  lm.model->train();
+  MaskedLanguageTask task(lm, options.run, split, run.state.position);
+  progress.message("model: " + std::to_string(lm.model->parameter_count()) + " parameters, " +
+                   std::to_string(lm.config.vocab) + " pieces with [MASK]; prepared in " +
+                   format_duration(std::chrono::duration<double>(Clock::now() - start_time).count()));
+  Trainer trainer(task, options.trainer, recipe_for(options.run, lm.config.hidden), parallel,
+                  progress, run, start_time);
+  const std::string last = trainer.run();
+  const MaskedScore held_out =
+      score_masked(lm, task.held_out(), kHeldOutMaskingSeed, options.run.max_tokens);
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "held out: masked-token accuracy %.2f%%, loss %.4f over %lld masked pieces",
+                100 * held_out.accuracy, held_out.loss, static_cast<long long>(held_out.masked));
+  progress.message(line);
+  std::snprintf(line, sizeof line, "speed: %.0f pieces/s over %.1f s of training (%lld steps)",
+                static_cast<double>(task.pieces_read()) / trainer.seconds_this_run(),
+                trainer.seconds_this_run(), static_cast<long long>(trainer.steps_this_run()));
+  progress.message(line);
+  return last;
+}
+
+}  // namespace atencion::examples::bert

@@ -1,0 +1,49 @@
+// examples/translate/live.h — the translator as a service of the HTTP server
+// (examples/base/serve/): POST /api/translate, the live page, and the model's info.
+// Lesson: docs/17-serving.md
+//
+//   POST /api/translate {"text": "¿Cuál es tu nombre?", "beam": 1, "details": true}
+//   → {"translation": "What is your name?", "source_pieces": [...], "output_pieces": [...],
+//      "alternatives": [[{"piece", "probability"} × 5] per output piece], "beam": 1,
+//      "sentence": {name, maps: every layer's and head's encoder self-, decoder masked self- and
+//                   encoder-decoder attention, ...} (explorer::sentence_data)}
+//   "details": false answers only translation, source_pieces, output_pieces and beam (no second
+//   run of the model for the maps and alternatives: what a program that wants only the text
+//   asks for, and what bench/serve_load.py compares with `translate`).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/serve/http_server.h"
+#include "nlohmann/json.hpp"
+#include "translate/translator.h"
+
+namespace atencion::examples::translate {
+
+constexpr int64_t kLargestServedBeam = 8;
+
+// The checks of a translate request that need no model: "text" a string, "beam" an integer
+// from 1 to kLargestServedBeam (1 when absent), "details" true or false (true when absent), no
+// other field. Throws serve::RequestError (400).
+struct TranslateRequest {
+  std::string text;
+  int64_t beam = 1;
+  bool details = true;
+};
+TranslateRequest read_translate_request(const nlohmann::json& request);
+
+// One reply per request, in order: the requests of each beam width are decoded in one batch
+// (decode_ids), then each is run once more for its maps and alternatives. A text with more
+// pieces than the model's positions cover gets 400 naming the limit; a blank text, an empty
+// translation and no maps.
+std::vector<serve::Reply> translate_requests(const Translator& translator,
+                                             const std::vector<nlohmann::json>& requests,
+                                             int64_t max_length);
+
+// The service: the live page (explorer.html with its live data), the info and the endpoint.
+// `translator` must outlive the server; only the server's model thread uses it.
+serve::Service translate_service(const Translator& translator, const std::string& model_dir,
+                                 int64_t max_length);
+
+}  // namespace atencion::examples::translate

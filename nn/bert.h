@@ -1,0 +1,95 @@
+// nn/bert.h — the encoder-only Transformer of BERT (Devlin et al., 2018): a masked language model.
+// Lesson: docs/16-bert.md
+//
+//   ids ─ word + position + token-type embeddings ─ LayerNorm ─ Dropout ─ Encoder (N post-norm
+//   layers, GELU feed-forward, key-padding mask) ─ hidden states ─ masked-LM head ─ logits
+//
+// The masked-LM head (what predicts a hidden word from its hidden state):
+//   h' = LayerNorm(gelu(h W_tᵀ + b_t))          transform_dense, transform_norm
+//   logits = h' Eᵀ + b                          E = the word embeddings (tied), b its own bias
+//
+// Unlike the translator (nn/transformer.h) nothing here is causal: every position sees every
+// other real one, so the model is trained to fill in masked words, not to continue a text.
+// Positions are learned vectors (a table of max_positions rows), not the paper's sinusoids.
+// Hugging Face's names for the same parameters: nn/bert_weights.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "nn/dropout.h"
+#include "nn/embedding.h"
+#include "nn/layer_norm.h"
+#include "nn/linear.h"
+#include "nn/module.h"
+#include "nn/transformer.h"
+#include "tensor/random.h"
+
+namespace atencion::nn {
+
+struct BertConfig {
+  int64_t vocab = 0;            // word pieces
+  int64_t hidden = 768;         // d_model
+  int64_t heads = 12;
+  int64_t layers = 12;
+  int64_t intermediate = 3072;  // d_ff
+  int64_t max_positions = 512;
+  int64_t type_vocab = 2;       // sentence A / sentence B
+  double dropout = 0.1;         // hidden states and attention weights, while training
+  double layer_norm_eps = 1e-12;
+
+  TransformerLayerConfig layer() const {
+    TransformerLayerConfig config{hidden, heads, intermediate, dropout, false, false};
+    config.activation = Activation::GELU;
+    config.layer_norm_eps = layer_norm_eps;
+    return config;
+  }
+};
+
+// Sum of the three lookups, then LayerNorm and Dropout: [batch, S] ids -> [batch, S, hidden].
+class BertEmbeddings : public Module {
+ public:
+  BertEmbeddings(const BertConfig& config, Generator& generator);
+  // token_types: [batch, S] Int64, or undefined for all zeros (one sentence).
+  Variable forward(const Tensor& ids, const Tensor& token_types = Tensor()) const;
+  std::string type_name() const override;
+
+  std::shared_ptr<Embedding> word_embeddings, position_embeddings, token_type_embeddings;
+  std::shared_ptr<LayerNorm> norm;
+  std::shared_ptr<Dropout> dropout;
+};
+
+class Bert : public Module {
+ public:
+  // Initialisation as BERT's: every matrix and embedding N(0, 0.02²), biases 0, LayerNorm 1 and 0.
+  // A model whose weights are about to be loaded passes Init::ForLoading: the modules keep
+  // their own (cheaper) initial values, and 85 M normal draws of BERT-base are saved.
+  enum class Init { Bert, ForLoading };
+  Bert(const BertConfig& config, Generator& generator, Init init = Init::Bert);
+
+  // ids [batch, S] (Int64) -> hidden states [batch, S, hidden]. `mask`: which keys each query
+  // may see, e.g. padding_mask(lengths, S) [batch, 1, 1, S] (nn/masks.h); undefined = all.
+  Variable encode(const Tensor& ids, const Tensor& mask = Tensor(),
+                  const Tensor& token_types = Tensor());
+  // The masked-LM head: hidden [..., hidden] -> logits [..., vocab].
+  Variable mlm_logits(const Variable& hidden) const;
+  // Mean cross-entropy of the positions whose label is not -100 (the masked ones): the head runs
+  // on those rows only. hidden [batch, S, hidden], labels [batch, S] Int64.
+  Variable masked_lm_loss(const Variable& hidden, const Tensor& labels) const;
+
+  std::string type_name() const override;
+  const BertConfig& config() const { return config_; }
+
+  std::shared_ptr<BertEmbeddings> embeddings;
+  std::shared_ptr<Encoder> encoder;
+  std::shared_ptr<Linear> transform_dense;   // W_t, b_t
+  std::shared_ptr<LayerNorm> transform_norm;
+  Variable output_bias;                      // b [vocab]
+
+ private:
+  Variable transform(const Variable& hidden) const;  // h' of the head
+  BertConfig config_;
+};
+
+}  // namespace atencion::nn

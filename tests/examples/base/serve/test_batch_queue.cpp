@@ -1,0 +1,109 @@
+// tests/examples/base/serve/test_batch_queue.cpp — BatchQueue (examples/base/serve/batch_queue.h)
+// without a server: batches hold one endpoint's jobs in arrival order, a failing batch function
+// answers 500 to each of its jobs, a full queue refuses, and stop() answers what waits with 503.
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "base/serve/batch_queue.h"
+#include "catch2/catch.hpp"
+
+using namespace atencion::examples::serve;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Pushes a job whose reply arrives in the returned future.
+std::future<Reply> push(BatchQueue& queue, const std::string& endpoint, int value,
+                        bool* accepted = nullptr) {
+  auto promise = std::make_shared<std::promise<Reply>>();
+  std::future<Reply> reply = promise->get_future();
+  const bool pushed = queue.push({endpoint, {{"value", value}},
+                                  [promise](Reply r) { promise->set_value(std::move(r)); }});
+  if (accepted) *accepted = pushed;
+  if (!pushed) promise->set_value(error_reply(503, "refused"));
+  return reply;
+}
+
+}  // namespace
+
+TEST_CASE("batch queue: a batch holds one endpoint's jobs, in arrival order") {
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::vector<int>>> batches;
+  BatchQueue queue(
+      [&](const std::string& endpoint, const std::vector<nlohmann::json>& requests) {
+        std::vector<int> values;
+        std::vector<Reply> replies;
+        for (const auto& request : requests) {
+          values.push_back(request.at("value"));
+          replies.push_back({200, {{"twice", 2 * request.at("value").get<int>()}}});
+        }
+        std::lock_guard lock(mutex);
+        batches.emplace_back(endpoint, values);
+        return replies;
+      },
+      {16, 8, 100ms});
+  std::vector<std::future<Reply>> replies;
+  for (int i = 0; i < 6; ++i) replies.push_back(push(queue, i % 2 == 0 ? "even" : "odd", i));
+  for (int i = 0; i < 6; ++i) {
+    const Reply reply = replies[static_cast<size_t>(i)].get();
+    CHECK(reply.status == 200);
+    CHECK(reply.body.at("twice") == 2 * i);
+  }
+  std::lock_guard lock(mutex);
+  REQUIRE(batches.size() == 2);  // all six arrived within the window
+  CHECK(batches[0] == std::make_pair(std::string("even"), std::vector<int>{0, 2, 4}));
+  CHECK(batches[1] == std::make_pair(std::string("odd"), std::vector<int>{1, 3, 5}));
+}
+
+TEST_CASE("batch queue: a failing batch function answers 500 to each of its jobs") {
+  SECTION("it throws") {
+    BatchQueue queue([](const std::string&, const std::vector<nlohmann::json>&)
+                         -> std::vector<Reply> { throw std::runtime_error("no model"); },
+                     {16, 8, 20ms});
+    auto first = push(queue, "x", 1), second = push(queue, "x", 2);
+    for (auto* reply : {&first, &second}) {
+      const Reply answer = reply->get();
+      CHECK(answer.status == 500);
+      CHECK(answer.body.at("error") == "the model failed: no model");
+    }
+  }
+  SECTION("it gives one reply too few") {
+    BatchQueue queue([](const std::string&, const std::vector<nlohmann::json>& requests) {
+      return std::vector<Reply>(requests.size() - 1);
+    }, {16, 8, 20ms});
+    auto first = push(queue, "x", 1), second = push(queue, "x", 2);
+    CHECK(first.get().status == 500);
+    CHECK(second.get().body.at("error").get<std::string>().find("1 replies for 2 requests") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("batch queue: full, it refuses, and stopped, it answers what waits with 503") {
+  std::atomic<bool> hold{true}, running{false};
+  BatchQueue queue([&](const std::string&, const std::vector<nlohmann::json>& requests) {
+    running = true;
+    while (hold) std::this_thread::sleep_for(1ms);
+    return std::vector<Reply>(requests.size(), Reply{200, {{"ok", true}}});
+  }, {2, 1, 1ms});
+  auto held = push(queue, "x", 0);
+  while (!running) std::this_thread::sleep_for(1ms);  // the model thread has the first job
+  bool accepted = false;
+  auto waiting1 = push(queue, "x", 1, &accepted);
+  CHECK(accepted);
+  auto waiting2 = push(queue, "x", 2, &accepted);
+  CHECK(accepted);
+  auto refused = push(queue, "x", 3, &accepted);
+  CHECK_FALSE(accepted);
+  CHECK(queue.waiting() == 2);
+  std::thread stopper([&] { queue.stop(); });
+  std::this_thread::sleep_for(20ms);
+  hold = false;  // the batch in progress finishes; the two waiting are answered 503
+  stopper.join();
+  CHECK(held.get().status == 200);
+  CHECK(waiting1.get().status == 503);
+  CHECK(waiting2.get().body.at("error") == "the server is stopping");
+  CHECK_FALSE(queue.push({"x", {}, [](Reply) {}}));  // stopped: refused
+}

@@ -1,0 +1,68 @@
+// Tests for nn/bert.cpp: the masked-LM loss is the cross-entropy of the head's logits at the
+// labelled positions, its gradient is that of the composed ops, and the key-padding mask keeps
+// padding from changing the real positions.
+#include <catch2/catch.hpp>
+
+#include "autograd/ops.h"
+#include "nn/bert.h"
+#include "nn/loss.h"
+#include "nn/masks.h"
+#include "tensor/ops.h"
+
+using namespace atencion;
+
+namespace {
+
+nn::BertConfig tiny() {
+  nn::BertConfig config;
+  config.vocab = 11;
+  config.hidden = 8;
+  config.heads = 2;
+  config.layers = 2;
+  config.intermediate = 12;
+  config.max_positions = 6;
+  config.dropout = 0;
+  return config;
+}
+
+}  // namespace
+
+TEST_CASE("bert: masked_lm_loss is cross_entropy(mlm_logits) over the labelled positions, gradients too") {
+  Generator generator(3);
+  nn::Bert model(tiny(), generator);
+  model.to(DType::Float64);
+  const Tensor ids = Tensor::from_ids({2, 5, 7, 3, 0, 2, 9, 4, 1, 3}, {2, 5});
+  const Tensor labels = Tensor::from_ids({-100, 6, -100, -100, -100, -100, -100, 8, 4, -100}, {2, 5});
+  const Tensor mask = nn::padding_mask({4, 5}, 5);
+
+  const Variable fused = model.masked_lm_loss(model.encode(ids, mask), labels);
+  fused.backward();
+  std::vector<Tensor> fused_grads;
+  for (const auto& parameter : model.parameters()) fused_grads.push_back(parameter.grad().clone());
+  model.zero_grad();
+
+  const Variable composed = nn::cross_entropy(model.mlm_logits(model.encode(ids, mask)), labels);
+  composed.backward();
+  CHECK(fused.item() == Approx(composed.item()).epsilon(1e-12));
+  const auto parameters = model.parameters();
+  for (size_t i = 0; i < parameters.size(); ++i)
+    CHECK(max(abs(sub(fused_grads[i], parameters[i].grad()))).item() < 1e-12);
+}
+
+TEST_CASE("bert: padding after a sentence does not change its hidden states") {
+  Generator generator(4);
+  nn::Bert model(tiny(), generator);
+  model.eval();
+  NoGradGuard no_grad;
+  const Tensor alone = model.encode(Tensor::from_ids({2, 5, 7, 3}, {1, 4})).value();
+  const Tensor padded =
+      model.encode(Tensor::from_ids({2, 5, 7, 3, 0, 0}, {1, 6}), nn::padding_mask({4}, 6)).value();
+  CHECK(max(abs(sub(alone, padded.narrow(1, 0, 4)))).item() < 1e-5);
+}
+
+TEST_CASE("bert: more tokens than positions is refused naming both") {
+  Generator generator(5);
+  nn::Bert model(tiny(), generator);
+  CHECK_THROWS_WITH(model.encode(Tensor::from_ids(std::vector<int64_t>(7, 2), {1, 7})),
+                    Catch::Matchers::Contains("7 tokens, but the model has only 6 positions"));
+}
