@@ -76,6 +76,11 @@ Variable tanh(const Variable& x);
 Variable relu(const Variable& x);
 // y = x Φ(x)     dx = g * (Φ(x) + x φ(x)),  Φ the normal CDF, φ(x) = e^(-x²/2) / √(2π)
 Variable gelu(const Variable& x);
+// How gelu computes Φ, as torch's F.gelu(x, approximate='none' | 'tanh').
+enum class GeluApproximation { None, Tanh };
+// None: gelu(x) above.  Tanh (GPT-2's), with u = √(2/π) (x + 0.044715 x³), t = tanh u:
+// y = ½ x (1 + t)     dx = g * (½ (1 + t) + ½ x (1 - t²) √(2/π) (1 + 3 · 0.044715 x²))
+Variable gelu(const Variable& x, GeluApproximation approximate);
 // y = |x|        dx = g * sign(x)   (0 at x = 0, as PyTorch)
 Variable abs(const Variable& x);
 

@@ -16,7 +16,9 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, double dropout_p, Genera
 std::string FeedForward::type_name() const {
   return "FeedForward(d_model=" + std::to_string(linear1->in_features()) +
          ", d_ff=" + std::to_string(linear1->out_features()) +
-         (activation_ == Activation::GELU ? ", activation=gelu)" : ")");
+         (activation_ == Activation::GELU       ? ", activation=gelu)"
+          : activation_ == Activation::GELUTanh ? ", activation=gelu(tanh))"
+                                                : ")");
 }
 
 // Dropout before relu gives the very values of dropout after it (each is a scale s ≥ 0, and
@@ -26,6 +28,8 @@ std::string FeedForward::type_name() const {
 Variable FeedForward::forward(const Variable& x) {
   if (activation_ == Activation::GELU)
     return (*linear2)((*dropout)(gelu((*linear1)(x))));  // gelu(x W₁ᵀ + b₁), dropped out
+  if (activation_ == Activation::GELUTanh)  // GPT-2's
+    return (*linear2)((*dropout)(gelu((*linear1)(x), GeluApproximation::Tanh)));
   Variable hidden = relu((*dropout)((*linear1)(x)));  // max(0, x W₁ᵀ + b₁), dropped out
   return (*linear2)(hidden);                          // (·) W₂ᵀ + b₂    [..., d_model]
 }

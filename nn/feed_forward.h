@@ -7,7 +7,9 @@
 // all positions: the only place where tokens do not look at each other). The paper widens to
 // d_ff = 4·d_model in between. Named linear1 / dropout / linear2 as in torch's layers.
 // BERT and GPT put GELU where the paper has ReLU: gelu(h) = h·Φ(h) (the exact erf form, as
-// torch's activation="gelu"), a smooth ReLU that lets a little of each negative value through.
+// torch's activation="gelu"), a smooth ReLU that lets a little of each negative value through;
+// GPT-2 computes Φ with its tanh approximation (GELUTanh: gelu(h, GeluApproximation::Tanh),
+// autograd/ops.h, torch's F.gelu(h, approximate='tanh')).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +23,7 @@
 
 namespace atencion::nn {
 
-enum class Activation { ReLU, GELU };
+enum class Activation { ReLU, GELU, GELUTanh };
 
 class FeedForward : public Module {
  public:

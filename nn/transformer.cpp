@@ -65,15 +65,15 @@ std::string EncoderLayer::type_name() const {
                                             dropout1->p(), norm_first_});
 }
 
-Variable EncoderLayer::forward(const Variable& x, const Tensor& mask) {
+Variable EncoderLayer::forward(const Variable& x, const Tensor& mask, KeyValueCache* cache) {
   if (norm_first_) {
     // Pre-norm: x + Dropout(Sublayer(LayerNorm(x))), for each of the two sublayers.
     const Variable normed = (*norm1)(x);
-    const Variable attended = x + (*dropout1)((*self_attn)(normed, normed, normed, mask));
+    const Variable attended = x + (*dropout1)((*self_attn)(normed, normed, normed, mask, cache));
     return attended + (*dropout2)((*feed_forward)((*norm2)(attended)));
   }
   // Post-norm (the paper): LayerNorm(x + Dropout(Sublayer(x))).
-  const Variable attended = (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, mask)));
+  const Variable attended = (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, mask, cache)));
   return (*norm2)(attended + (*dropout2)((*feed_forward)(attended)));
 }
 

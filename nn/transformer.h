@@ -59,7 +59,7 @@ struct TransformerLayerConfig {
   // A LayerNorm after the last layer of the stack (Encoder::norm, Decoder::norm) in post-norm
   // too, as torch.nn.Transformer has; pre-norm always has one.
   bool final_norm = false;
-  Activation activation = Activation::ReLU;  // of the feed-forward; BERT's is GELU
+  Activation activation = Activation::ReLU;  // of the feed-forward; BERT's GELU, GPT-2's GELUTanh
   double layer_norm_eps = 1e-5;              // torch's default; BERT's is 1e-12
 };
 
@@ -67,7 +67,11 @@ class EncoderLayer : public Module {
  public:
   EncoderLayer(const TransformerLayerConfig& config, Generator& generator);
   // x [batch, S, d_model], mask broadcasting to [batch, heads, S, S] -> [batch, S, d_model]
-  Variable forward(const Variable& x, const Tensor& mask = Tensor());
+  // With a cache (inference only; a decoder-only model such as GPT, whose blocks are this layer
+  // with a causal mask), x holds the S positions after those the cache holds and the mask
+  // broadcasts to [batch, heads, S, positions so far], as DecoderLayer's self-attention.
+  Variable forward(const Variable& x, const Tensor& mask = Tensor(),
+                   KeyValueCache* cache = nullptr);
   std::string type_name() const override;
 
   std::shared_ptr<MultiHeadAttention> self_attn;

@@ -56,6 +56,11 @@ Tensor pow(const Tensor& x, double exponent);
 Tensor tanh(const Tensor& x);
 Tensor relu(const Tensor& x);
 Tensor gelu(const Tensor& x);  // exact: x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), as torch's default
+// GPT-2's approximation (torch's F.gelu(x, approximate='tanh')):
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+Tensor gelu_tanh(const Tensor& x);
+// grad · d gelu_tanh(x)/dx, element by element (x and grad of one shape and dtype): its backward
+Tensor gelu_tanh_backward(const Tensor& x, const Tensor& grad);
 Tensor abs(const Tensor& x);
 
 // ---- comparisons → Bool masks, and selection ----------------------------------------------------

@@ -101,6 +101,19 @@ Variable gelu(const Variable& x) {
                 });
 }
 
+// GPT-2's gelu (torch: approximate='tanh'): Φ(x) ≈ ½ (1 + tanh u), u = √(2/π) (x + 0.044715 x³)
+// y = ½ x (1 + tanh u)
+// dx = g * (½ (1 + tanh u) + ½ x (1 - tanh² u) du/dx),   du/dx = √(2/π) (1 + 3 · 0.044715 x²)
+Variable gelu(const Variable& x, GeluApproximation approximate) {
+  if (approximate == GeluApproximation::None) return gelu(x);
+  const Tensor x_value = x.value();
+  return record("gelu_tanh", gelu_tanh(x_value), {x},
+                [=](const Tensor& g) -> Grads {
+                  // forward: y = ½ x (1 + tanh u); the kernel computes g · dy/dx above
+                  return {gelu_tanh_backward(x_value, g)};
+                });
+}
+
 // y = |x|          dx = g * sign(x), with sign(0) = 0
 Variable abs(const Variable& x) {
   const Tensor positive = gt(x.value(), 0.0), negative = lt(x.value(), 0.0);

@@ -78,3 +78,21 @@ TEST_CASE("FeedForward: dropout before relu gives PyTorch's relu-then-dropout, a
   REQUIRE(feed_forward.linear2->weight.grad().to_vector() ==
           reference.linear2->weight.grad().to_vector());
 }
+
+TEST_CASE("FeedForward: GPT-2's gelu(tanh) between the Linears, gradcheck in float64",
+          "[feed_forward][gradcheck]") {
+  Generator generator(5);
+  FeedForward feed_forward(4, 16, 0.1, generator, Activation::GELUTanh);
+  feed_forward.eval();
+  feed_forward.to(DType::Float64);
+  const Variable x(randn({2, 3, 4}, generator, DType::Float64));
+  // The same lines by hand: gelu_tanh(x W₁ᵀ + b₁) W₂ᵀ + b₂.
+  const Variable expected = (*feed_forward.linear2)(
+      gelu((*feed_forward.linear1)(x), GeluApproximation::Tanh));
+  REQUIRE(allclose(feed_forward(x).value(), expected.value(), 0, 0));
+  const auto result = gradcheck(
+      [&](const std::vector<Variable>& inputs) { return feed_forward(inputs[0]); },
+      {x.value()}, feed_forward.parameters());
+  INFO(result.message);
+  REQUIRE(result.ok);
+}

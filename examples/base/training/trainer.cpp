@@ -2,6 +2,7 @@
 // Lesson: docs/11-training.md, docs/12-translation.md#the-training-loop
 #include "base/training/trainer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -217,12 +218,22 @@ void Trainer::save() {
       stop_non_finite((part == &data.model ? "weight " : "optimizer state ") + bad);
   dev_loss_ = task_.evaluation_loss();
   if (!std::isfinite(dev_loss_)) stop_non_finite("dev loss " + std::to_string(dev_loss_));
-  dev_history_.push_back({{"step", step_}, {"dev_loss", dev_loss_}});
-  data.trainer = trainer_state();
-  last_checkpoint_ = save_checkpoint(options_.out_dir, step_, data);
+  nlohmann::json dev_point = {{"step", step_}, {"dev_loss", dev_loss_}};
   char dev_loss_text[32];
   std::snprintf(dev_loss_text, sizeof dev_loss_text, "%.3f", dev_loss_);
-  progress_.message("checkpoint: " + last_checkpoint_ + " (dev loss " + dev_loss_text + ")");
+  std::string measured = std::string("dev loss ") + dev_loss_text;
+  for (const auto& [name, value] : task_.evaluation_measures(dev_loss_)) {
+    dev_point[name] = value;
+    char value_text[32];
+    std::snprintf(value_text, sizeof value_text, "%.3f", value);
+    std::string words = name;
+    std::replace(words.begin(), words.end(), '_', ' ');
+    measured += ", " + words + " " + value_text;
+  }
+  dev_history_.push_back(dev_point);
+  data.trainer = trainer_state();
+  last_checkpoint_ = save_checkpoint(options_.out_dir, step_, data);
+  progress_.message("checkpoint: " + last_checkpoint_ + " (" + measured + ")");
 }
 
 // Training stops at the first NaN or infinity rather than skipping the step: a NaN in the

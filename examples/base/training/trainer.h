@@ -17,6 +17,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "autograd/variable.h"
 #include "base/checkpoints/checkpoint.h"
@@ -89,6 +91,12 @@ class TrainingTask {
   // The mean loss per target token of the held-out (dev) split, without label smoothing,
   // in eval mode, without a graph.
   virtual double evaluation_loss() = 0;
+  // Measures derived from that loss, by name (a language model's "perplexity" and
+  // "bits_per_byte"): each is printed after the dev loss and kept beside it in trainer.json's
+  // dev_history. None by default.
+  virtual std::vector<std::pair<std::string, double>> evaluation_measures(double /*loss*/) const {
+    return {};
+  }
   // The model as a checkpoint: config.json (with its "run"), the weights and the family's own
   // files (tokenizers); the trainer adds the optimizer and trainer.json.
   virtual CheckpointData checkpoint() const = 0;

@@ -62,6 +62,39 @@ TEST_CASE("gelu: the float32 backward agrees with float64", "[gelu]") {
   CHECK(allclose(a.grad(), b.grad().to(DType::Float64), 1e-5, 1e-6));
 }
 
+TEST_CASE("gelu_tanh: gradcheck, and torch's values at known points",
+          "[gradcheck][gelu_tanh]") {
+  CHECK(gradcheck([](const Inputs& v) { return gelu(v[0], GeluApproximation::Tanh); },
+                  {random_f64({3, 4}, 3, -4, 4)}));
+  // GeluApproximation::None is the exact gelu, the same op.
+  const Tensor x64 = random_f64({6}, 4, -3, 3);
+  CHECK(gelu(Variable(x64), GeluApproximation::None).value().to_vector() ==
+        gelu(Variable(x64)).value().to_vector());
+  // torch.nn.functional.gelu(x, approximate='tanh') and its gradient, float64, at -1, 0, 1, 2
+  // (torch 1.13): the values below.
+  Variable x(Tensor::from({-1.0, 0.0, 1.0, 2.0}, DType::Float64), true);
+  const Variable y = gelu(x, GeluApproximation::Tanh);
+  CHECK_THAT(y.value().to_vector(),
+             Catch::Matchers::Approx(std::vector<double>{
+                 -0.15880800939172324, 0.0, 0.8411919906082768, 1.954597694087775})
+                 .epsilon(1e-14));
+  sum(y).backward();
+  CHECK_THAT(x.grad().to_vector(),
+             Catch::Matchers::Approx(std::vector<double>{
+                 -0.08296408384578252, 0.5, 1.0829640838457826, 1.0860992566236183})
+                 .epsilon(1e-12));
+}
+
+TEST_CASE("gelu_tanh: the float32 forward and backward agree with float64", "[gelu_tanh]") {
+  const Tensor x64 = random_f64({7}, 5, -4, 4);
+  Variable a(x64, true), b(x64.to(DType::Float32), true);
+  const Variable ya = gelu(a, GeluApproximation::Tanh), yb = gelu(b, GeluApproximation::Tanh);
+  CHECK(allclose(ya.value(), yb.value().to(DType::Float64), 1e-5, 1e-6));
+  sum(ya).backward();
+  sum(yb).backward();
+  CHECK(allclose(a.grad(), b.grad().to(DType::Float64), 1e-5, 1e-6));
+}
+
 TEST_CASE("abs: gradcheck away from 0, and 0 gradient at 0", "[gradcheck][abs]") {
   CHECK(gradcheck([](const Inputs& v) { return abs(v[0]); }, {away_from_zero_f64({2, 4}, 1)}));
   Variable x(Tensor::from({-2.0, 0.0, 3.0}, DType::Float64), true);

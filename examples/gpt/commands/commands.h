@@ -1,0 +1,64 @@
+// examples/gpt/commands/commands.h — the subcommands of `atencion-gpt`, one file each:
+// train.cpp, sample.cpp, eval.cpp, show.cpp. Each add_*_command adds its subcommand and options
+// to the program's CLI::App and returns what runs it once the line is parsed.
+// Lesson: docs/15-gpt.md#the-program
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "gpt/sampling.h"
+#include "nn/distributed.h"
+
+namespace atencion::examples::gpt {
+
+struct Subcommand {
+  CLI::App* command;          // parsed when (*command) is true
+  std::function<void()> run;  // does the work; throws std::exception with a one-line message
+};
+
+Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator);
+Subcommand add_sample_command(CLI::App& app);
+Subcommand add_eval_command(CLI::App& app);
+Subcommand add_show_command(CLI::App& app);
+
+// Where sample, eval and show find the model: a checkpoint of train, or GPT-2's published files.
+struct ModelSource {
+  std::string model_dir = "runs/gpt";
+  std::string gpt2_dir;  // "" = use model_dir
+};
+void add_model_source_options(CLI::App* command, ModelSource& source);
+
+struct SampleOptions {
+  ModelSource source;
+  std::string prompt;    // "" = stdin, or the start of a line when stdin is empty
+  bool prompt_given = false;
+  SamplingOptions sampling;
+};
+// Prints the prompt and then each token as it is drawn; returns the generated text.
+std::string sample(const SampleOptions& options);
+
+struct EvalOptions {
+  ModelSource source;
+  std::string text_path;  // "" = the held-out split of the run the model was trained on
+  int64_t batch_size = 16;
+};
+struct EvalResult {
+  int64_t tokens = 0, bytes = 0;
+  double loss = 0, perplexity = 0, bits_per_byte = 0;
+};
+EvalResult evaluate(const EvalOptions& options);
+
+struct ShowOptions {
+  ModelSource source;
+  std::vector<std::string> prompts;  // one or more
+  std::string out_dir;               // "" = <model>/show
+};
+// Writes explorer.html (examples/base/pages/explorer.h): every layer's and head's causal
+// self-attention on each prompt, and the training curves of a trained checkpoint. Returns the
+// files written.
+std::vector<std::string> show(const ShowOptions& options);
+
+}  // namespace atencion::examples::gpt

@@ -1,0 +1,59 @@
+// examples/gpt/commands/eval.cpp — `atencion-gpt eval`: loss, perplexity and bits per byte on a
+// text. Lesson: docs/15-gpt.md#measuring-a-language-model
+#include <cstdio>
+#include <memory>
+
+#include "base/cli/validators.h"
+#include "base/io/file_checks.h"
+#include "gpt/commands/commands.h"
+#include "gpt/language_model.h"
+#include "gpt/train.h"
+
+namespace atencion::examples::gpt {
+
+EvalResult evaluate(const EvalOptions& options) {
+  const LanguageModel language_model =
+      load_language_model(options.source.model_dir, options.source.gpt2_dir);
+  std::string text;
+  if (!options.text_path.empty()) {
+    text = read_file(options.text_path);
+  } else if (options.source.gpt2_dir.empty()) {  // the held-out split of the model's own run
+    const CheckpointData checkpoint = load_checkpoint(options.source.model_dir, true);
+    text = split_text(load_text(read_run_config(checkpoint.config, checkpoint.directory +
+                                                                       "/config.json")))
+               .held_out;
+  } else {
+    throw std::invalid_argument("eval --gpt2 needs --text FILE");
+  }
+  const std::vector<int64_t> tokens = language_model.tokenizer.encode(text);
+  if (tokens.size() < 2)
+    throw std::invalid_argument("eval: the text is " + std::to_string(tokens.size()) +
+                                " token(s); scoring needs at least 2");
+  const auto batches = evaluation_batches(tokens, language_model.model->config().context,
+                                          options.batch_size, 0);
+  const LanguageModel::Score score = language_model.score(batches);
+  // Every token but the first is predicted; the first token's bytes are not scored.
+  const int64_t bytes = static_cast<int64_t>(
+      language_model.tokenizer.decode(std::vector<int64_t>(tokens.begin() + 1, tokens.end())).size());
+  const TextMeasures measured = measures(score, bytes);
+  return {score.predictions, bytes, measured.loss, measured.perplexity, measured.bits_per_byte};
+}
+
+Subcommand add_eval_command(CLI::App& app) {
+  auto options = std::make_shared<EvalOptions>();
+  CLI::App* command = app.add_subcommand("eval", "loss, perplexity and bits per byte on a text");
+  add_model_source_options(command, options->source);
+  command->add_option("--text", options->text_path,
+                      "a text file (default: the held-out split of the model's run)")
+      ->check(regular_file());
+  command->add_option("--batch-size", options->batch_size)
+      ->capture_default_str()->check(at_least(1));
+  return {command, [options] {
+            const EvalResult result = evaluate(*options);
+            std::printf("tokens %lld, bytes %lld: loss %.4f, perplexity %.3f, bits per byte %.4f\n",
+                        static_cast<long long>(result.tokens), static_cast<long long>(result.bytes),
+                        result.loss, result.perplexity, result.bits_per_byte);
+          }};
+}
+
+}  // namespace atencion::examples::gpt

@@ -1,0 +1,182 @@
+// examples/gpt/gpt.cpp — see gpt.h. Lesson: docs/15-gpt.md#the-model
+#include "gpt/gpt.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "autograd/ops.h"
+#include "base/io/json_fields.h"
+#include "nn/loss.h"
+#include "nn/masks.h"
+
+namespace atencion::examples::gpt {
+namespace {
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Query i of `queries` new positions sits at position past + i and may see keys 0 .. past + i:
+// causal_mask when nothing is cached, and no mask for one new position (nothing after it exists).
+Tensor causal_mask_after(int64_t past, int64_t queries) {
+  if (queries == 1) return Tensor();
+  if (past == 0) return nn::causal_mask(queries);
+  const int64_t keys = past + queries;
+  Tensor mask = Tensor::zeros({queries, keys}, DType::Bool);
+  bool* may_attend = mask.data<bool>();
+  for (int64_t i = 0; i < queries; ++i)
+    for (int64_t j = 0; j <= past + i; ++j) may_attend[i * keys + j] = true;
+  return mask;
+}
+
+}  // namespace
+
+GPT::GPT(const GPTConfig& c, Generator& generator) : config_(c) {
+  token_embedding =
+      register_module("token_embedding", std::make_shared<nn::Embedding>(c.vocab, c.d_model, generator));
+  position_embedding = register_module(
+      "position_embedding", std::make_shared<nn::Embedding>(c.context, c.d_model, generator));
+  dropout = register_module("dropout", std::make_shared<nn::Dropout>(c.dropout, generator));
+  nn::TransformerLayerConfig block{.d_model = c.d_model,
+                                   .heads = c.heads,
+                                   .d_ff = 4 * c.d_model,
+                                   .dropout = c.dropout,
+                                   .norm_first = true,
+                                   .activation = nn::Activation::GELUTanh};
+  for (int64_t i = 0; i < c.layers; ++i)
+    layers.push_back(register_module("layers." + std::to_string(i),
+                                     std::make_shared<nn::EncoderLayer>(block, generator)));
+  final_norm = register_module("final_norm",
+                               std::make_shared<nn::LayerNorm>(c.d_model));
+  // GPT-2's initialisation (gpt.h).
+  const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.layers));
+  for (auto& [name, parameter] : named_parameters()) {
+    Variable handle = parameter;
+    if (ends_with(name, ".bias")) {
+      if (name.find("norm") == std::string::npos)
+        handle.mutable_value() = Tensor::zeros(parameter.shape(), parameter.dtype());
+      continue;
+    }
+    if (parameter.dim() < 2) continue;  // LayerNorm weights stay 1
+    const bool ends_branch = ends_with(name, "out_proj.weight") || ends_with(name, "linear2.weight");
+    const double std = ends_branch ? residual_std : 0.02;
+    handle.mutable_value() = mul(randn(parameter.shape(), generator, parameter.dtype()), std);
+  }
+}
+
+std::string GPT::type_name() const {
+  return "GPT(vocab=" + std::to_string(config_.vocab) + ", context=" +
+         std::to_string(config_.context) + ", d_model=" + std::to_string(config_.d_model) +
+         ", heads=" + std::to_string(config_.heads) + ", layers=" + std::to_string(config_.layers) +
+         ")";
+}
+
+Variable GPT::hidden_states(const Tensor& ids, std::span<nn::KeyValueCache> cache) {
+  if (ids.dim() != 2 || ids.dtype() != DType::Int64)
+    throw std::invalid_argument("GPT: ids must be Int64 [batch, T], got " +
+                                std::string(dtype_name(ids.dtype())) + " " +
+                                shape_to_string(ids.shape()));
+  if (!cache.empty() && cache.size() != layers.size())
+    throw std::invalid_argument("GPT: " + std::to_string(cache.size()) + " caches for " +
+                                std::to_string(layers.size()) + " layers");
+  const int64_t past = cache.empty() ? 0 : cache[0].length();
+  const int64_t length = ids.size(1);
+  if (past + length > config_.context)
+    throw std::invalid_argument("GPT: positions " + std::to_string(past) + " .. " +
+                                std::to_string(past + length - 1) + " pass the context of " +
+                                std::to_string(config_.context));
+  // x = E[ids] + P[positions], positions past .. past + T - 1
+  const Tensor positions =
+      Tensor::arange(static_cast<double>(past), static_cast<double>(past + length), 1,
+                     DType::Int64);
+  Variable x = (*dropout)((*token_embedding)(ids) + (*position_embedding)(positions));
+  const Tensor mask = causal_mask_after(past, length);
+  for (size_t i = 0; i < layers.size(); ++i)
+    x = layers[i]->forward(x, mask, cache.empty() ? nullptr : &cache[i]);
+  return (*final_norm)(x);
+}
+
+Variable GPT::forward(const Tensor& ids, std::span<nn::KeyValueCache> cache) {
+  // logits = h Eᵀ: the output layer is the token embedding (weight tying)
+  return matmul(hidden_states(ids, cache), token_embedding->weight, Trans::No, Trans::Yes);
+}
+
+Variable GPT::loss(const Tensor& ids, const Tensor& targets) {
+  return nn::linear_cross_entropy(hidden_states(ids), token_embedding->weight, Variable(),
+                                  targets);
+}
+
+std::vector<nn::KeyValueCache> GPT::make_cache(int64_t rows, int64_t positions) const {
+  std::vector<nn::KeyValueCache> cache;
+  const int64_t head_dim = config_.d_model / config_.heads;
+  for (size_t i = 0; i < layers.size(); ++i)
+    cache.emplace_back(rows, rows, config_.heads, std::min(positions, config_.context), head_dim,
+                       token_embedding->weight.dtype());
+  return cache;
+}
+
+nlohmann::json config_to_json(const GPTConfig& config) {
+  return {{"vocab", config.vocab},     {"context", config.context},
+          {"d_model", config.d_model}, {"heads", config.heads},
+          {"layers", config.layers},   {"dropout", config.dropout}};
+}
+
+GPTConfig config_from_json(const nlohmann::json& json, const std::string& where) {
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
+  GPTConfig config;
+  try {
+    config.vocab = integer_field(json, "vocab", 1, kMost);
+    config.context = integer_field(json, "context", 1, 1 << 16);
+    config.d_model = integer_field(json, "d_model", 1, 1 << 16);
+    config.heads = integer_field(json, "heads", 1, config.d_model);
+    config.layers = integer_field(json, "layers", 1, 1024);
+    config.dropout = number_field(json, "dropout", 0.0, 0.99);
+    if (config.d_model % config.heads != 0)
+      throw std::invalid_argument("d_model " + std::to_string(config.d_model) +
+                                  " is not a multiple of heads " + std::to_string(config.heads));
+  } catch (const std::invalid_argument& error) {
+    throw std::runtime_error(where + ": config.json: bad model config: " + error.what());
+  }
+  return config;
+}
+
+void check_weights(const GPTConfig& c, const NamedTensors& weights, const std::string& where) {
+  const int64_t d = c.d_model, ff = 4 * c.d_model;
+  std::vector<std::pair<std::string, Shape>> expected = {
+      {"token_embedding.weight", {c.vocab, d}}, {"position_embedding.weight", {c.context, d}}};
+  for (int64_t i = 0; i < c.layers; ++i) {
+    const std::string layer = "layers." + std::to_string(i) + ".";
+    for (const char* projection : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
+      expected.push_back({layer + "self_attn." + projection + ".weight", {d, d}});
+      expected.push_back({layer + "self_attn." + projection + ".bias", {d}});
+    }
+    expected.push_back({layer + "feed_forward.linear1.weight", {ff, d}});
+    expected.push_back({layer + "feed_forward.linear1.bias", {ff}});
+    expected.push_back({layer + "feed_forward.linear2.weight", {d, ff}});
+    expected.push_back({layer + "feed_forward.linear2.bias", {d}});
+    for (const char* norm : {"norm1", "norm2"}) {
+      expected.push_back({layer + norm + ".weight", {d}});
+      expected.push_back({layer + norm + ".bias", {d}});
+    }
+  }
+  expected.push_back({"final_norm.weight", {d}});
+  expected.push_back({"final_norm.bias", {d}});
+  for (const auto& [name, shape] : expected) {
+    const Tensor* found = nullptr;
+    for (const auto& [weight_name, tensor] : weights)
+      if (weight_name == name) found = &tensor;
+    if (found == nullptr) throw std::runtime_error(where + ": no tensor '" + name + "'");
+    if (found->shape() != shape)
+      throw std::runtime_error(where + ": tensor '" + name + "' has shape " +
+                               shape_to_string(found->shape()) + ", expected " +
+                               shape_to_string(shape));
+  }
+  if (weights.size() != expected.size())
+    throw std::runtime_error(where + ": " + std::to_string(weights.size()) + " tensors, a GPT of " +
+                             std::to_string(c.layers) + " layers has " +
+                             std::to_string(expected.size()));
+}
+
+}  // namespace atencion::examples::gpt

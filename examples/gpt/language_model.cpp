@@ -1,0 +1,91 @@
+// examples/gpt/language_model.cpp — see language_model.h.
+#include "gpt/language_model.h"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+#include "autograd/variable.h"
+#include "gpt/gpt2_weights.h"
+#include "nn/loss.h"
+
+namespace atencion::examples::gpt {
+
+LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
+  const std::string where = checkpoint.directory.empty() ? "checkpoint" : checkpoint.directory;
+  if (!checkpoint.config.contains("model") || !checkpoint.config.contains("tokenizer"))
+    throw std::runtime_error(where + "/config.json: not a GPT's checkpoint (no \"model\" and "
+                             "\"tokenizer\"; atencion-gpt train writes them)");
+  const GPTConfig config = config_from_json(checkpoint.config.at("model"), where);
+  // Before the model is built: sizes that do not match the weights could ask for gigabytes.
+  check_weights(config, checkpoint.model, where + "/model.safetensors");
+  Generator generator(0);  // every weight is replaced
+  auto model = std::make_shared<GPT>(config, generator);
+  try {
+    model->load_state_dict(checkpoint.model);
+  } catch (const std::invalid_argument& error) {
+    throw std::runtime_error(where + "/model.safetensors: " + error.what());
+  }
+  model->eval();
+  const nlohmann::json& kind = checkpoint.config.at("tokenizer");
+  if (!kind.is_string()) throw std::runtime_error(where + "/config.json: \"tokenizer\" is not a string");
+  std::string file_bytes;
+  if (kind == "sentencepiece") {
+    const auto found = checkpoint.files.find("tokenizer.model");
+    if (found == checkpoint.files.end())
+      throw std::runtime_error(where + "/tokenizer.model: missing (a sentencepiece run's "
+                               "checkpoint holds it)");
+    file_bytes = found->second;
+  }
+  TextTokenizer tokenizer = [&] {
+    try {
+      return TextTokenizer::from_checkpoint(kind.get<std::string>(), file_bytes);
+    } catch (const std::exception& error) {
+      throw std::runtime_error(where + ": " + error.what());
+    }
+  }();
+  if (tokenizer.vocab_size() != config.vocab)
+    throw std::runtime_error(where + ": the tokenizer has " +
+                             std::to_string(tokenizer.vocab_size()) + " ids, the model " +
+                             std::to_string(config.vocab));
+  return LanguageModel{std::move(model), std::move(tokenizer)};
+}
+
+CheckpointData LanguageModel::to_checkpoint() const {
+  CheckpointData data;
+  data.config["model"] = config_to_json(model->config());
+  data.config["tokenizer"] = tokenizer.kind_name();
+  data.model = model->state_dict();
+  if (!tokenizer.file_name().empty()) data.files[tokenizer.file_name()] = tokenizer.file_bytes();
+  return data;
+}
+
+LanguageModel::Score LanguageModel::score(const std::vector<TokenBatch>& batches) const {
+  NoGradGuard no_grad;
+  const bool was_training = model->is_training();
+  model->eval();
+  Score total;
+  for (const TokenBatch& batch : batches) {
+    total.nats += model->loss(batch.ids, batch.targets).item() * static_cast<double>(batch.tokens());
+    total.predictions += batch.tokens();
+  }
+  if (was_training) model->train();
+  return total;
+}
+
+LanguageModel load_language_model(const std::string& model_dir, const std::string& gpt2_dir) {
+  if (!gpt2_dir.empty())
+    return LanguageModel{load_gpt2(gpt2_dir), TextTokenizer::gpt2(Gpt2Bpe::load(gpt2_dir))};
+  return LanguageModel::from_checkpoint(load_checkpoint(model_dir));
+}
+
+TextMeasures measures(const LanguageModel::Score& score, int64_t bytes) {
+  TextMeasures result;
+  result.loss = score.predictions > 0 ? score.nats / static_cast<double>(score.predictions) : 0;
+  result.perplexity = std::exp(result.loss);
+  result.bits_per_byte =
+      bytes > 0 ? score.nats / (static_cast<double>(bytes) * std::numbers::ln2) : 0;
+  return result;
+}
+
+}  // namespace atencion::examples::gpt

@@ -1,0 +1,185 @@
+// examples/gpt/train.cpp — the GPT's part of training: the text and its split, the tokenizer
+// and model of a fresh run (or those of the checkpoint it resumes), and the loss of a batch of
+// windows; the loop itself is the shared Trainer (examples/base/training/trainer.h).
+// Lesson: docs/15-gpt.md#training
+#include "gpt/train.h"
+
+#include <chrono>
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+
+#include "base/io/file_checks.h"
+#include "base/io/json_fields.h"
+#include "gpt/language_model.h"
+#include "gpt/text_data.h"
+
+namespace atencion::examples::gpt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The GPT as the Trainer sees it: batches of windows, the language-model loss of every position
+// (one sequence of T tokens teaches T predictions), the held-out loss, and checkpoints holding
+// the run's config and the tokenizer.
+class LanguageModelTask : public TrainingTask {
+ public:
+  LanguageModelTask(LanguageModel& language_model, const RunConfig& run, const TextSplit& split,
+                    BatchPosition start)
+      : language_model_(language_model),
+        run_(run),
+        train_tokens_(language_model.tokenizer.encode(split.train)),
+        held_out_tokens_(language_model.tokenizer.encode(split.held_out)),
+        held_out_bytes_(static_cast<int64_t>(split.held_out.size())),
+        stream_(train_tokens_, language_model.model->config().context, run.batch_size, run.seed,
+                start),
+        evaluation_(evaluation_batches(held_out_tokens_, language_model.model->config().context,
+                                       run.batch_size, run.eval_tokens)) {
+    if (evaluation_.empty())
+      throw std::invalid_argument("the held-out text has " +
+                                  std::to_string(held_out_tokens_.size()) +
+                                  " tokens: too few to score (a longer text)");
+  }
+  LanguageModelTask(const LanguageModelTask&) = delete;  // stream_ refers to train_tokens_
+  LanguageModelTask& operator=(const LanguageModelTask&) = delete;
+
+  nn::Module& model() override { return *language_model_.model; }
+  BatchPosition position() const override { return stream_.position(); }
+  int64_t batches_per_epoch() const override { return stream_.batches_per_epoch(); }
+
+  StepLoss next_loss(const DataParallel&) override {
+    const TokenBatch batch = stream_.next();
+    return {language_model_.model->loss(batch.ids, batch.targets), batch.tokens(), batch.tokens()};
+  }
+
+  double evaluation_loss() override {
+    last_score_ = language_model_.score(evaluation_);
+    return last_score_.nats / static_cast<double>(last_score_.predictions);
+  }
+
+  // Perplexity e^loss; bits per byte: the nats over the bytes the scored tokens stand for (for
+  // subword tokens, the held-out split's bytes per token times the predictions), over ln 2.
+  std::vector<std::pair<std::string, double>> evaluation_measures(double) const override {
+    const double bytes_per_token =
+        static_cast<double>(held_out_bytes_) / static_cast<double>(held_out_tokens_.size());
+    const auto bytes = static_cast<int64_t>(
+        std::llround(bytes_per_token * static_cast<double>(last_score_.predictions)));
+    const TextMeasures measured = measures(last_score_, bytes);
+    return {{"perplexity", measured.perplexity}, {"bits_per_byte", measured.bits_per_byte}};
+  }
+
+  CheckpointData checkpoint() const override {
+    CheckpointData data = language_model_.to_checkpoint();
+    data.config["run"] = run_;
+    return data;
+  }
+
+ private:
+  LanguageModel& language_model_;
+  const RunConfig run_;
+  const std::vector<int64_t> train_tokens_, held_out_tokens_;
+  const int64_t held_out_bytes_;
+  WindowStream stream_;
+  const std::vector<TokenBatch> evaluation_;
+  LanguageModel::Score last_score_;
+};
+
+LanguageModel new_language_model(const TrainOptions& options, const TextSplit& split) {
+  TextTokenizer tokenizer = TextTokenizer::bytes();
+  if (options.run.tokenizer == "sentencepiece") {
+    std::vector<std::string> lines;
+    size_t start = 0;
+    while (start < split.train.size()) {
+      size_t end = split.train.find('\n', start);
+      if (end == std::string::npos) end = split.train.size();
+      if (end > start) lines.push_back(split.train.substr(start, end - start));
+      start = end + 1;
+    }
+    TokenizerOptions tokenizer_options;
+    tokenizer_options.vocab_size = options.run.vocab_size;
+    tokenizer_options.seed = static_cast<uint32_t>(options.run.seed);
+    tokenizer = TextTokenizer::sentencepiece(Tokenizer::train(lines, tokenizer_options));
+  }
+  GPTConfig config = options.model;
+  config.vocab = tokenizer.vocab_size();
+  Generator generator(options.run.seed);
+  return LanguageModel{std::make_shared<GPT>(config, generator), std::move(tokenizer)};
+}
+
+OptimizerRecipe recipe_for(const RunConfig& run, int64_t d_model) {
+  OptimizerRecipe recipe;
+  recipe.d_model = d_model;
+  recipe.warmup_steps = run.warmup_steps;
+  recipe.lr_factor = run.lr_factor;
+  recipe.clip_norm = run.clip_norm;
+  recipe.adam.beta2 = 0.99;  // nanoGPT's for small models
+  recipe.adam.eps = 1e-8;
+  return recipe;
+}
+
+}  // namespace
+
+RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
+  try {
+    if (!config.is_object() || !config.contains("run"))
+      throw std::invalid_argument("no \"run\" section");
+    const RunConfig run = read_exactly<RunConfig>(config.at("run"));
+    auto refuse = [](const char* field, const nlohmann::json& value, const char* wanted) {
+      throw std::invalid_argument(std::string("'") + field + "' is " + value.dump() + ", not " +
+                                  wanted);
+    };
+    if (run.tokenizer != "bytes" && run.tokenizer != "sentencepiece")
+      refuse("tokenizer", run.tokenizer, "\"bytes\" or \"sentencepiece\"");
+    if (run.vocab_size < 8) refuse("vocab_size", run.vocab_size, "at least 8");
+    if (run.batch_size < 1) refuse("batch_size", run.batch_size, "at least 1");
+    if (run.eval_tokens < 0) refuse("eval_tokens", run.eval_tokens, "at least 0");
+    if (run.warmup_steps < 1) refuse("warmup_steps", run.warmup_steps, "at least 1");
+    if (!(run.lr_factor > 0 && std::isfinite(run.lr_factor)))
+      refuse("lr_factor", run.lr_factor, "a finite number above 0");
+    if (!(run.clip_norm > 0 && std::isfinite(run.clip_norm)))
+      refuse("clip_norm", run.clip_norm, "a finite number above 0");
+    return run;
+  } catch (const std::invalid_argument& error) {
+    throw std::runtime_error(file + ": run: " + error.what());
+  }
+}
+
+std::string load_text(const RunConfig& run) {
+  if (run.text_path.empty()) return english_side(default_pairs_path(), run.split_seed);
+  return read_file(run.text_path);
+}
+
+std::string train(const TrainOptions& requested, nn::distributed::Communicator& communicator) {
+  const auto start_time = Clock::now();
+  TrainOptions options = requested;
+  const DataParallel parallel(communicator);
+  if (parallel.size() > 1)
+    throw std::runtime_error("atencion-gpt train runs on one process (started on " +
+                             std::to_string(parallel.size()) + ")");
+  Progress progress(stdout);
+  const OpenedRun run = open_run(options.trainer, parallel, progress);
+  if (run.checkpoint)  // the run goes on as its checkpoint defines it
+    options.run = read_run_config(run.checkpoint->config,
+                                  run.checkpoint->directory + "/config.json");
+  const TextSplit split = split_text(load_text(options.run));
+  LanguageModel language_model = run.checkpoint ? LanguageModel::from_checkpoint(*run.checkpoint)
+                                                : new_language_model(options, split);
+  language_model.model->train();
+  LanguageModelTask task(language_model, options.run, split, run.state.position);
+  const GPTConfig& config = language_model.model->config();
+  progress.message(
+      "data: " + std::to_string(split.train.size()) + " bytes to train on, " +
+      std::to_string(split.held_out.size()) + " held out; " + language_model.tokenizer.kind_name() +
+      " tokens (" + std::to_string(config.vocab) + "), " + std::to_string(task.batches_per_epoch()) +
+      " batches of " + std::to_string(options.run.batch_size) + " × " +
+      std::to_string(config.context) + " an epoch");
+  progress.message("model: " + language_model.model->type_name() + ", " +
+                   std::to_string(language_model.model->parameter_count()) + " parameters; " +
+                   "prepared in " +
+                   format_duration(std::chrono::duration<double>(Clock::now() - start_time).count()));
+  Trainer trainer(task, options.trainer, recipe_for(options.run, config.d_model), parallel,
+                  progress, run, start_time);
+  return trainer.run();
+}
+
+}  // namespace atencion::examples::gpt
