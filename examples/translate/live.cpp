@@ -1,6 +1,7 @@
 // examples/translate/live.cpp — see live.h.
 #include "translate/live.h"
 
+#include <filesystem>
 #include <map>
 
 #include "base/pages/explorer.h"
@@ -117,13 +118,25 @@ std::vector<serve::Reply> translate_requests(const Translator& translator,
   return replies;
 }
 
+namespace {
+
+// The model directory's last component ("spa-eng" for runs/spa-eng/): the page and /api/info
+// name the model without telling every visitor where the server's files are.
+std::string model_name(const std::string& model_dir) {
+  const std::filesystem::path path(model_dir);
+  return (path.has_filename() ? path.filename() : path.parent_path().filename()).string();
+}
+
+}  // namespace
+
 serve::Service translate_service(const Translator& translator, const std::string& model_dir,
                                  int64_t max_length) {
   const nn::TransformerConfig& config = translator.config;
+  const std::string model = model_name(model_dir);
   explorer::Page page;
   page.title = "atencion: translate and watch the attention";
   page.introduction =
-      "Type a Spanish sentence: the model loaded from " + model_dir +
+      "Type a Spanish sentence: the model " + model +
       " translates it, and the maps show where each layer and head looked while it did.";
   page.live = {{"endpoint", "/api/translate"},
                {"stream", "/api/translate/stream"},
@@ -132,7 +145,7 @@ serve::Service translate_service(const Translator& translator, const std::string
                {"beam_max", kLargestServedBeam}};
   serve::Service service;
   service.page = explorer::page_html(page);
-  service.info = {{"model", model_dir},
+  service.info = {{"model", model},
                   {"family", "translator (Spanish → English)"},
                   {"d_model", config.d_model},
                   {"heads", config.heads},

@@ -49,7 +49,8 @@ std::vector<serve::Reply> translate_requests(const Translator& translator,
                                              const serve::Progress& progress = {});
 
 // The service: the live page (explorer.html with its live data), the info and the endpoint.
-// `translator` must outlive the server; only the server's model thread uses it.
+// `translator` must outlive the server; only the server's model thread uses it. The page and
+// /api/info name the model by the last component of `model_dir` only.
 serve::Service translate_service(const Translator& translator, const std::string& model_dir,
                                  int64_t max_length);
 

@@ -83,6 +83,8 @@ void BatchQueue::model_loop() {
                                " replies for " + std::to_string(batch.size()) + " requests");
     } catch (const std::exception& error) {
       replies.assign(batch.size(), error_reply(500, std::string("the model failed: ") + error.what()));
+    } catch (...) {  // not a std::exception: still one reply each, never std::terminate
+      replies.assign(batch.size(), error_reply(500, "the model failed (an unknown exception)"));
     }
     for (std::size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(replies[i]));
   }

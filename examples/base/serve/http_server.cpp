@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <charconv>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -35,6 +37,11 @@ struct Server::State {
   uint16_t port = 0;
   std::mutex stop_mutex;
   bool stopped = false;
+  // Requests suspended for the model and not yet finished (answered, or their connection
+  // closed): stop() waits for their answers before it closes the connections.
+  std::mutex suspended_mutex;
+  std::condition_variable suspended_finished;
+  std::size_t suspended_requests = 0;
 };
 
 namespace {
@@ -236,28 +243,41 @@ MHD_Result submit(Server::State& server, MHD_Connection* connection, PendingRequ
   // Suspended before it is queued, so that the model thread can never resume it first.
   MHD_suspend_connection(connection);
   request.suspended = true;
+  {
+    std::lock_guard lock(server.suspended_mutex);
+    ++server.suspended_requests;
+  }
   bool queued = false;
-  if (request.match.stream) {
-    auto stream = std::make_shared<Stream>(connection);
-    stream->mark_suspended();
-    queued = server.queue->push(
-        {request.match.endpoint, std::move(parsed),
-         [stream](Reply reply) { stream->finish(std::move(reply)); },
-         [stream](nlohmann::json partial) { stream->partial(partial); }});
-    if (queued) request.stream = std::move(stream);
-  } else {
-    PendingRequest* waiting = &request;
-    queued = server.queue->push({request.match.endpoint, std::move(parsed),
-                                 [waiting, connection](Reply reply) {
-                                   waiting->reply = std::move(reply);
-                                   waiting->has_reply = true;
-                                   MHD_resume_connection(connection);
-                                 }});
+  std::optional<Reply> failure;
+  try {
+    if (request.match.stream) {
+      auto stream = std::make_shared<Stream>(connection);
+      stream->mark_suspended();
+      queued = server.queue->push(
+          {request.match.endpoint, std::move(parsed),
+           [stream](Reply reply) { stream->finish(std::move(reply)); },
+           [stream](nlohmann::json partial) { stream->partial(partial); }});
+      if (queued) request.stream = std::move(stream);
+    } else {
+      PendingRequest* waiting = &request;
+      queued = server.queue->push({request.match.endpoint, std::move(parsed),
+                                   [waiting, connection](Reply reply) {
+                                     waiting->reply = std::move(reply);
+                                     waiting->has_reply = true;
+                                     MHD_resume_connection(connection);
+                                   }});
+    }
+  } catch (const std::exception& error) {  // e.g. out of memory: never left suspended
+    failure = error_reply(500, std::string("the server failed: ") + error.what());
+  } catch (...) {
+    failure = error_reply(500, "the server failed");
   }
   if (!queued) {
-    request.reply = error_reply(503, "the server is busy: " +
-                                         std::to_string(server.options.batching.capacity) +
-                                         " requests are waiting; try again in a moment");
+    request.reply = failure.has_value()
+                        ? *failure
+                        : error_reply(503, "the server is busy: " +
+                                               std::to_string(server.options.batching.capacity) +
+                                               " requests are waiting; try again in a moment");
     request.has_reply = true;
     MHD_resume_connection(connection);
   }
@@ -343,10 +363,16 @@ MHD_Result handle_request(void* cls, MHD_Connection* connection, const char* url
   }
 }
 
-void request_finished(void* /*cls*/, MHD_Connection* /*connection*/, void** request_slot,
+void request_finished(void* cls, MHD_Connection* /*connection*/, void** request_slot,
                       MHD_RequestTerminationCode /*why*/) {
   auto* request = static_cast<PendingRequest*>(*request_slot);
   if (request != nullptr && request->stream != nullptr) request->stream->close();
+  if (request != nullptr && request->suspended) {
+    auto& server = *static_cast<Server::State*>(cls);
+    std::lock_guard lock(server.suspended_mutex);
+    --server.suspended_requests;
+    server.suspended_finished.notify_all();
+  }
   delete request;
   *request_slot = nullptr;
 }
@@ -355,6 +381,7 @@ nlohmann::json limits_info(const ServerOptions& options) {
   return {{"body_bytes", options.body_bytes},
           {"connection_memory_bytes", options.connection_memory},
           {"connections", options.connections},
+          {"connections_per_client", options.connections_per_client},
           {"timeout_seconds", options.timeout_seconds},
           {"queue", options.batching.capacity},
           {"largest_batch", options.batching.largest_batch},
@@ -429,9 +456,10 @@ Server::Server(Service service, ServerOptions options) : state_(std::make_unique
       MHD_OPTION_SOCK_ADDR, address,
       MHD_OPTION_THREAD_POOL_SIZE, options.http_threads,
       MHD_OPTION_CONNECTION_LIMIT, options.connections,
+      MHD_OPTION_PER_IP_CONNECTION_LIMIT, options.connections_per_client,
       MHD_OPTION_CONNECTION_TIMEOUT, options.timeout_seconds,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, options.connection_memory,
-      MHD_OPTION_NOTIFY_COMPLETED, &request_finished, nullptr,
+      MHD_OPTION_NOTIFY_COMPLETED, &request_finished, &state,
       MHD_OPTION_END);
   if (state.daemon == nullptr) {
     state.queue->stop();
@@ -453,6 +481,14 @@ void Server::stop() {
   state.stopped = true;
   const MHD_socket listening = MHD_quiesce_daemon(state.daemon);  // no new connections
   state.queue->stop();  // every suspended request gets its reply (503 if it was still waiting)
+  {
+    // The replies are written by the HTTP threads: closing the connections first would cut
+    // them off. A client that does not read its reply is not waited for past the bound.
+    constexpr auto kAnswerBound = std::chrono::seconds(2);
+    std::unique_lock lock(state.suspended_mutex);
+    state.suspended_finished.wait_for(lock, kAnswerBound,
+                                      [&] { return state.suspended_requests == 0; });
+  }
   MHD_stop_daemon(state.daemon);
   if (listening != MHD_INVALID_SOCKET) close(listening);
 }

@@ -20,7 +20,8 @@
 // when Content-Length says so; a chunked body is cut off: 413 once it ends, or the connection
 // closed if it keeps going far past the limit); a request line and headers over
 // connection_memory → 431/413 from libmicrohttpd, which then closes the connection; more than
-// `connections` connections → refused at accept; `timeout_seconds` without a byte either way →
+// `connections` connections, or more than connections_per_client from one IP address → refused
+// (closed) at accept; `timeout_seconds` without a byte either way →
 // closed; a full queue → 503 at once. HTTP threads never wait for the model: a request waiting
 // for its batch is suspended, and the model thread resumes it with its reply.
 #pragma once
@@ -58,6 +59,9 @@ struct ServerOptions {
   std::size_t body_bytes = 64 * 1024;
   std::size_t connection_memory = 32 * 1024;  // request line + headers (+ buffers) per connection
   unsigned connections = 1024;
+  // From one IP address at most: one client cannot take every connection. 64 covers a
+  // browser (6 per host) and a batch client many times over.
+  unsigned connections_per_client = 64;
   unsigned timeout_seconds = 10;
   unsigned http_threads = 2;                  // each polls many connections (epoll)
   BatchOptions batching{};
@@ -73,7 +77,8 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   uint16_t port() const;
-  // Stops listening, answers what waits in the queue, then closes every connection.
+  // Stops listening, answers what waits in the queue (503) and waits (2 s at most) until those
+  // answers are written, then closes every connection.
   void stop();
 
   struct State;  // libmicrohttpd's callbacks see this

@@ -11,6 +11,7 @@ import http.client
 import json
 import os
 import resource
+import select
 import socket
 import sys
 import threading
@@ -264,14 +265,36 @@ def half_closed(port):
         sock.close()
 
 
-def idle_connections(port, count):
-    """Holds `count` idle connections while a normal request is answered."""
+PER_CLIENT = 64  # the server's connections_per_client (docs/17-serving.md, the limits)
+
+
+def connect_from(port, source):
+    """A connection from the loopback address `source` (all of 127.0.0.0/8 is this machine)."""
+    return socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+
+
+def still_open(socks):
+    """How many of `socks` the server still holds open: those with nothing to read (no bytes
+    were sent on them, so a readable one has been closed by the server). One poll for all: the
+    server's 10-second silence limit must not close them while they are counted."""
+    poller = select.poll()
+    for sock in socks:
+        poller.register(sock, select.POLLIN)
+    readable = {fd for fd, _ in poller.poll(100)}
+    return sum(sock.fileno() not in readable for sock in socks)
+
+
+def idle_connections(port, count, addresses):
+    """Holds `count` idle connections, spread over `addresses` source addresses, while a normal
+    request from 127.0.0.1 is answered. Returns (connections the server kept open, its answer)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, count + 256)), hard))
-    held = [connect(port) for _ in range(count)]
+    held = [connect_from(port, f"127.0.1.{1 + i % addresses}") for i in range(count)]
     try:
+        time.sleep(0.5)  # the server accepts (or refuses) them all
+        kept = still_open(held)
         status, _ = call(port, "GET", "/api/health", timeout=10)
-        return status
+        return kept, status
     finally:
         for sock in held:
             sock.close()
@@ -332,11 +355,22 @@ def main():
                   f"then /api/health {health}")
             if not good:
                 failures.append(name)
-        outcome = idle_connections(port, 1000)
-        print(f"{'ok  ' if outcome == 200 else 'FAIL'} 1,000 idle connections held open: "
-              f"a request meanwhile answered {outcome}")
-        if outcome != 200:
+        # 1,000 from 16 addresses (63 each, under the per-client limit): all held open, and a
+        # request meanwhile is answered.
+        kept, outcome = idle_connections(port, 1000, 16)
+        good = kept == 1000 and outcome == 200
+        print(f"{'ok  ' if good else 'FAIL'} 1,000 idle connections from 16 addresses: {kept} "
+              f"held open; a request meanwhile answered {outcome}")
+        if not good:
             failures.append("1,000 idle connections")
+        # 300 from one address: only PER_CLIENT are kept, the rest closed at once, and another
+        # client is still answered.
+        kept, outcome = idle_connections(port, 300, 1)
+        good = kept == PER_CLIENT and outcome == 200
+        print(f"{'ok  ' if good else 'FAIL'} 300 idle connections from one address: {kept} "
+              f"held open (the limit is {PER_CLIENT}); another client meanwhile answered {outcome}")
+        if not good:
+            failures.append("300 idle connections from one address")
         slow_client.join()
         print(f"ok   one byte a second for 8 s: {slow[0]}; every attack above was answered "
               "meanwhile")

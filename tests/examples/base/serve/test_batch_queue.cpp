@@ -70,6 +70,17 @@ TEST_CASE("batch queue: a failing batch function answers 500 to each of its jobs
       CHECK(answer.body.at("error") == "the model failed: no model");
     }
   }
+  SECTION("it throws something that is not a std::exception") {
+    BatchQueue queue([](const std::string&, const std::vector<nlohmann::json>&, const Progress&)
+                         -> std::vector<Reply> { throw 42; },
+                     {16, 8, 20ms});
+    auto first = push(queue, "x", 1), second = push(queue, "x", 2);
+    for (auto* reply : {&first, &second}) {
+      const Reply answer = reply->get();
+      CHECK(answer.status == 500);
+      CHECK(answer.body.at("error") == "the model failed (an unknown exception)");
+    }
+  }
   SECTION("it gives one reply too few") {
     BatchQueue queue([](const std::string&, const std::vector<nlohmann::json>& requests, const Progress&) {
       return std::vector<Reply>(requests.size() - 1);

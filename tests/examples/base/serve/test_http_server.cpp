@@ -67,7 +67,9 @@ TEST_CASE("serve: every endpoint, answers equal to the offline translation") {
   for (int64_t beam : {1, 3})
     offline.push_back(
         translate::translate_sentences(translator, kSentences, translate::decode_options(beam, 64)));
-  serve::Server server(translate::translate_service(translator, "tiny", 64), ephemeral());
+  // Only the directory's last component is shown: not where the server's files are.
+  serve::Server server(translate::translate_service(translator, "private/runs/tiny/", 64),
+                       ephemeral());
   const uint16_t port = server.port();
   REQUIRE(port != 0);
 
@@ -81,6 +83,8 @@ TEST_CASE("serve: every endpoint, answers equal to the offline translation") {
   CHECK(info_json.at("endpoints") == nlohmann::json::array({"translate"}));
   CHECK(info_json.at("max_len") == translator.config.max_len);
   CHECK(info_json.at("limits").at("body_bytes") == 64 * 1024);
+  CHECK(info_json.at("limits").at("connections_per_client") == 64);
+  CHECK(info_json.at("model") == "tiny");
 
   const auto page = call(port, "GET", "/");
   CHECK(page.status == 200);
@@ -88,6 +92,7 @@ TEST_CASE("serve: every endpoint, answers equal to the offline translation") {
   CHECK(page.headers.find("Content-Security-Policy: default-src 'none'") != std::string::npos);
   CHECK(page.body.find("\"live\":{") != std::string::npos);
   CHECK(page.body.find("ATENCION_EXPLORER_DATA") == std::string::npos);
+  CHECK(page.body.find("private/") == std::string::npos);
 
   for (int64_t beam : {1, 3}) {
     for (size_t i = 0; i < kSentences.size(); ++i) {
@@ -393,4 +398,96 @@ TEST_CASE("serve: requests that arrive together share a batch, and a full queue 
     hold = false;
     for (auto& client : waiting) CHECK(client.get() == 200);
   }
+}
+
+namespace {
+
+// An echo service whose model thread waits while `hold` is set.
+serve::Service held_echo(std::atomic<bool>& hold) {
+  serve::Service service;
+  service.page = "<!DOCTYPE html><title>t</title>";
+  service.endpoints = {{"echo", [](const nlohmann::json& request) {
+                          (void)serve::string_field(request, "text");
+                        }}};
+  service.run_batch = [&hold](const std::string&, const std::vector<nlohmann::json>& requests,
+                              const serve::Progress&) {
+    while (hold) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::vector<serve::Reply> replies;
+    for (const auto& request : requests) replies.push_back({200, {{"echo", request.at("text")}}});
+    return replies;
+  };
+  return service;
+}
+
+// A connection to 127.0.0.1:port that sends nothing.
+int open_idle(uint16_t port) {
+  const int socket_fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(socket_fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  return socket_fd;
+}
+
+}  // namespace
+
+TEST_CASE("serve: stop() answers every waiting request (503) before it closes the connections") {
+  std::atomic<bool> hold{true};
+  serve::ServerOptions options = ephemeral();
+  options.batching.capacity = 64;
+  options.batching.largest_batch = 1;
+  options.batching.window = std::chrono::milliseconds(1);
+  serve::Server server(held_echo(hold), options);
+  std::vector<std::future<int>> clients;
+  for (int c = 0; c < 24; ++c)
+    clients.push_back(std::async(std::launch::async, [&] {
+      try {
+        return call(server.port(), "POST", "/api/echo", "{\"text\": \"x\"}").status;
+      } catch (const std::exception&) {
+        return 0;  // no answer at all: the connection was closed first
+      }
+    }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));  // all waiting for the model
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    hold = false;
+  });
+  server.stop();
+  release.join();
+  int refused = 0;
+  for (auto& client : clients) {
+    const int status = client.get();
+    CHECK((status == 200 || status == 503));
+    refused += status == 503;
+  }
+  CHECK(refused > 0);
+}
+
+TEST_CASE("serve: one address holds at most connections_per_client connections, and others are "
+          "still answered") {
+  std::atomic<bool> hold{false};
+  serve::ServerOptions options = ephemeral();
+  options.connections_per_client = 4;
+  serve::Server server(held_echo(hold), options);
+  std::vector<int> idle;
+  for (int c = 0; c < 4; ++c) idle.push_back(open_idle(server.port()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // accepted
+  // The fifth is accepted by the kernel and closed by the server at once: no answer.
+  CHECK(test_http::send_and_receive(server.port(), "GET /api/health HTTP/1.1\r\nHost: x\r\n"
+                                                   "Connection: close\r\n\r\n")
+            .empty());
+  for (int socket_fd : idle) ::close(socket_fd);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // closed on the server's side
+  CHECK(call(server.port(), "GET", "/api/health").status == 200);
+}
+
+TEST_CASE("serve: HEAD answers as GET does, without the body") {
+  std::atomic<bool> hold{false};
+  serve::Server server(held_echo(hold), ephemeral());
+  const auto page = call(server.port(), "HEAD", "/");
+  CHECK(page.status == 200);
+  CHECK(page.headers.find("text/html") != std::string::npos);
+  CHECK(page.body.empty());
+  CHECK(call(server.port(), "HEAD", "/api/echo").status == 405);
 }

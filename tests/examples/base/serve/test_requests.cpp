@@ -26,6 +26,10 @@ TEST_CASE("requests: routes are fixed names, and a query string is ignored") {
   CHECK(route("GET", "/index.html", endpoints).route == Route::page);
   CHECK(route("GET", "/api/health?verbose=1", endpoints).route == Route::health);
   CHECK(route("GET", "/api/info", endpoints).route == Route::info);
+  // HEAD where GET is taken (the headers alone); never for a model call.
+  CHECK(route("HEAD", "/", endpoints).route == Route::page);
+  CHECK(route("HEAD", "/api/health", endpoints).route == Route::health);
+  CHECK(refusal([&] { route("HEAD", "/api/translate", endpoints); }).first == 405);
   const RouteMatch call = route("POST", "/api/translate", endpoints);
   CHECK(call.route == Route::model_call);
   CHECK(call.endpoint == "translate");
