@@ -1,4 +1,4 @@
-// examples/bert/main.cpp — `atencion-bert`: train, fill-mask, eval, show, tokenize (a file each in
+// examples/bert/main.cpp — `atencion-bert`: train, fill-mask, eval, show, tokenize, serve (a file each in
 // commands/). Lesson: docs/16-bert.md
 //
 //   atencion-bert train [--minutes 5] [--text FILE] [--out runs/bert] [--resume]
@@ -6,10 +6,12 @@
 //   atencion-bert eval --model runs/bert [--text FILE]
 //   atencion-bert show --model runs/bert "El perro come."
 //   atencion-bert tokenize --model runs/bert [--ids] "El perro come."     (or lines on stdin)
-//   any of the last three with --bert DIR: bert-base-uncased as Hugging Face publishes it
+//   atencion-bert serve --model runs/bert [--host 127.0.0.1] [--port 8080]   (the live page)
+//   any of the last four with --bert DIR: bert-base-uncased as Hugging Face publishes it
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "bert/commands/commands.h"
@@ -30,9 +32,12 @@ int main(int argc, char** argv) {
   int threads = 0;
   app.add_option("--threads", threads, "threads for the kernels (default: OMP_NUM_THREADS or all cores)")
       ->check(CLI::Range(1, 1024));
-  const Subcommand subcommands[] = {add_train_command(app, communicator),
-                                    add_fill_mask_command(app), add_eval_command(app),
-                                    add_show_command(app), add_tokenize_command(app)};
+  std::vector<Subcommand> subcommands = {add_train_command(app, communicator),
+                                         add_fill_mask_command(app), add_eval_command(app),
+                                         add_show_command(app), add_tokenize_command(app)};
+#ifdef ATENCION_BERT_SERVE
+  subcommands.push_back(add_serve_command(app));
+#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

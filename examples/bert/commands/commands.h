@@ -1,5 +1,5 @@
 // examples/bert/commands/commands.h — the subcommands of `atencion-bert`, one file each:
-// train.cpp, fill_mask.cpp, eval.cpp, show.cpp, tokenize.cpp.
+// train.cpp, fill_mask.cpp, eval.cpp, show.cpp, tokenize.cpp, serve.cpp (where libmicrohttpd is).
 // Lesson: docs/16-bert.md#the-program
 #pragma once
 
@@ -22,6 +22,9 @@ Subcommand add_fill_mask_command(CLI::App& app);
 Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);
 Subcommand add_tokenize_command(CLI::App& app);
+#ifdef ATENCION_BERT_SERVE
+Subcommand add_serve_command(CLI::App& app);  // bert/live.h
+#endif
 
 // Which model a command reads: a run directory of `train` (--model) or a directory in Hugging
 // Face's layout (--bert), which wins when given.

@@ -7,6 +7,7 @@
 
 #include "base/io/file_checks.h"
 #include "base/pages/explorer.h"
+#include "bert/attention.h"
 #include "bert/commands/commands.h"
 
 namespace atencion::examples::bert {
@@ -17,23 +18,6 @@ struct ShowOptions {
   std::vector<std::string> sentences;
   std::string out_dir;  // "" = <model>/show, or ./bert-show with --bert
 };
-
-// One encoder pass over the sentence; then each layer's attention module holds its weights.
-explorer::Sentence attention_of(const MaskedLanguageModel& lm, const std::string& sentence) {
-  const std::vector<int64_t> ids = lm.encode(sentence);
-  const std::vector<std::string> pieces = lm.pieces->pieces(ids);
-  {
-    NoGradGuard no_grad;
-    lm.model->encode(Tensor::from_ids(ids, {1, static_cast<int64_t>(ids.size())}));
-  }
-  explorer::Sentence out{sentence, {}};
-  for (size_t layer = 0; layer < lm.model->encoder->layers.size(); ++layer) {
-    const Tensor& weights = lm.model->encoder->layers[layer]->self_attn->attention_weights();
-    out.maps.push_back({"encoder self-attention", static_cast<int64_t>(layer),
-                        weights.select(0, 0).contiguous(), pieces, pieces});
-  }
-  return out;
-}
 
 void run(const ShowOptions& options) {
   const MaskedLanguageModel lm = load_model(options.source);
@@ -50,7 +34,7 @@ void run(const ShowOptions& options) {
                                                        : options.source.bert_dir) +
                       " (docs/16-bert.md). Nothing is masked: each piece looks at every other.";
   for (const std::string& sentence : options.sentences) {
-    page.sentences.push_back(attention_of(lm, sentence));
+    page.sentences.push_back(attention_sentence(lm, sentence));
     std::printf("%s\n", sentence.c_str());
   }
   const std::string path = (fs::path(out_dir) / "explorer.html").string();

@@ -187,4 +187,5 @@ def main():
           f"page says: {first_status}; the box showed {len(shown_on_the_way)} texts on the way)")
 
 
-main()
+if __name__ == "__main__":  # tests/examples/bert/bert_serve_in_chromium.py imports it
+    main()
