@@ -56,6 +56,8 @@ Tensor pow(const Tensor& x, double exponent);
 Tensor tanh(const Tensor& x);
 Tensor relu(const Tensor& x);
 Tensor gelu(const Tensor& x);  // exact: x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), as torch's default
+// grad * gelu'(x) = grad * (Phi(x) + x phi(x)), x and grad of one shape (tensor/gelu_erf.cpp)
+Tensor gelu_backward(const Tensor& x, const Tensor& grad);
 Tensor abs(const Tensor& x);
 
 // ---- comparisons → Bool masks, and selection ----------------------------------------------------
