@@ -182,13 +182,6 @@ Tensor tanh(const Tensor& x) {
 Tensor relu(const Tensor& x) {
   return unary_float("relu", x, [](auto v) { return v < 0 ? decltype(v){0} : v; });
 }
-// gelu(x) = x * Phi(x) = 0.5 * x * (1 + erf(x / sqrt(2)))
-Tensor gelu(const Tensor& x) {
-  return unary_float("gelu", x, [](auto v) {
-    using T = decltype(v);
-    return static_cast<T>(0.5) * v * (1 + std::erf(v * (1 / std::numbers::sqrt2_v<T>)));
-  });
-}
 Tensor abs(const Tensor& x) {
   return unary_float("abs", x, [](auto v) { return std::abs(v); });
 }

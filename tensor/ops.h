@@ -56,6 +56,8 @@ Tensor pow(const Tensor& x, double exponent);
 Tensor tanh(const Tensor& x);
 Tensor relu(const Tensor& x);
 Tensor gelu(const Tensor& x);  // exact: x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2)), as torch's default
+// grad * gelu'(x) = grad * (Phi(x) + x phi(x)), x and grad of one shape (tensor/gelu_erf.cpp)
+Tensor gelu_backward(const Tensor& x, const Tensor& grad);
 // GPT-2's approximation (torch's F.gelu(x, approximate='tanh')):
 // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 Tensor gelu_tanh(const Tensor& x);

@@ -91,13 +91,7 @@ Variable gelu(const Variable& x) {
   const Tensor x_value = x.value();
   return record("gelu", gelu(x_value), {x},
                 [=](const Tensor& g) -> Grads {
-                  const Tensor derivative = map_elements("gelu", x_value, [](double v) {
-                    const double cdf = 0.5 * (1.0 + std::erf(v / std::numbers::sqrt2));
-                    const double density =
-                        std::exp(-0.5 * v * v) * std::numbers::inv_sqrtpi / std::numbers::sqrt2;
-                    return cdf + v * density;
-                  });
-                  return {mul(g, derivative)};
+                  return {gelu_backward(x_value, g)};
                 });
 }
 
