@@ -2,7 +2,9 @@
 // one function per class, each a binary search in a table that tools/make_unicode_tables.py
 // made from Python's unicodedata (examples/base/data/unicode_tables.inc; its first lines name
 // the Unicode version). BERT's WordPiece (docs/16-bert.md#wordpiece) and GPT-2's byte-level BPE
-// (docs/15-gpt.md#gpt-2s-tokenizer) both use them, so that no ICU is needed.
+// (docs/15-gpt.md#gpt-2s-tokenizer) both use them, so that no ICU is needed. A letter or digit
+// added by a later Unicode version than the tables' (CJK Extension H came in 15.0) counts here
+// as an other symbol; tools/make_unicode_tables.py run by a newer Python brings it in.
 #pragma once
 
 namespace atencion::examples::unicode {
