@@ -31,9 +31,8 @@ ensure_packages() {
 
 # What building the library and the programs needs (OpenMP comes with g++; Open MPI for
 # data-parallel training, nn/distributed.h; jemalloc, the programs' allocator, cmake/jemalloc.cmake;
-# GNU libmicrohttpd, the HTTP server of `serve`, examples/base/serve/ and docs/17-serving.md;
-# ICU, the letter and digit classes of GPT-2's tokenizer, examples/gpt/gpt2_bpe.h).
-ATENCION_BUILD_PACKAGES=(g++ cmake make pkg-config nlohmann-json3-dev libsentencepiece-dev libicu-dev libcli11-dev
+# GNU libmicrohttpd, the HTTP server of `serve`, examples/base/serve/ and docs/17-serving.md).
+ATENCION_BUILD_PACKAGES=(g++ cmake make pkg-config nlohmann-json3-dev libsentencepiece-dev libcli11-dev
   libopenmpi-dev openmpi-bin libjemalloc-dev libmicrohttpd-dev)
 # What the tests and benchmarks add (chromium and python3: the attention explorer's test
 # renders its page in headless Chromium and checks the DOM, tests/examples/explorer_in_chromium.sh;

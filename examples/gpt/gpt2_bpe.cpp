@@ -1,12 +1,11 @@
 // examples/gpt/gpt2_bpe.cpp — see gpt2_bpe.h. Lesson: docs/15-gpt.md#gpt-2s-tokenizer
 #include "gpt/gpt2_bpe.h"
 
-#include <unicode/uchar.h>
-
 #include <filesystem>
 #include <limits>
 #include <stdexcept>
 
+#include "base/data/unicode_classes.h"
 #include "base/data/utf8.h"
 #include "base/io/file_checks.h"
 #include "nlohmann/json.hpp"
@@ -14,9 +13,9 @@
 namespace atencion::examples::gpt {
 namespace {
 
-bool is_letter(char32_t c) { return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_L_MASK) != 0; }
-bool is_number(char32_t c) { return (U_GET_GC_MASK(static_cast<UChar32>(c)) & U_GC_N_MASK) != 0; }
-bool is_space(char32_t c) { return u_isUWhiteSpace(static_cast<UChar32>(c)) != 0; }
+using unicode::is_letter;
+using unicode::is_number;
+bool is_space(char32_t c) { return unicode::is_white_space(c); }
 bool is_other(char32_t c) { return !is_space(c) && !is_letter(c) && !is_number(c); }
 
 std::string utf8_of(char32_t c) {

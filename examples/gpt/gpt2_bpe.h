@@ -15,7 +15,8 @@
 //    is an id of the vocabulary.
 // Files: vocab.json (symbol string → id) and merges.txt ("a b" per line, rank = line order,
 // after a "#version" line), or the same data as encoder.json and vocab.bpe (OpenAI's names).
-// Letters and digits (\p{L}, \p{N}) and whitespace (\s: Unicode's White_Space) come from ICU.
+// Letters and digits (\p{L}, \p{N}) and whitespace (\s: Unicode's White_Space) are the tables of
+// base/data/unicode_classes.h, which BERT's WordPiece uses too.
 #pragma once
 
 #include <cstdint>

@@ -4,35 +4,18 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "base/data/unicode_classes.h"
 #include "base/data/utf8.h"
 #include "base/io/file_checks.h"
 
 namespace atencion::examples {
 namespace {
 
-struct CodePointRange {
-  char32_t low, high;
-};
-struct FoldedCodePoint {
-  char32_t code_point;
-  const char* utf8;
-};
-#include "base/data/wordpiece_unicode.inc"
-
-template <size_t N>
-bool in_ranges(const CodePointRange (&ranges)[N], char32_t c) {
-  const auto* after = std::upper_bound(std::begin(ranges), std::end(ranges), c,
-                                       [](char32_t value, const CodePointRange& range) {
-                                         return value < range.low;
-                                       });
-  return after != std::begin(ranges) && c <= (after - 1)->high;
-}
-
 bool is_space(char32_t c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || in_ranges(kSpace, c);
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || unicode::is_space_separator(c);
 }
 bool is_control(char32_t c) {
-  return c != '\t' && c != '\n' && c != '\r' && in_ranges(kControl, c);
+  return c != '\t' && c != '\n' && c != '\r' && unicode::is_control(c);
 }
 // BERT counts every ASCII symbol that is not a letter or digit ("$", "^", "`") as punctuation,
 // though Unicode calls some of them symbols.
@@ -40,7 +23,7 @@ bool is_punctuation(char32_t c) {
   if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
       (c >= 123 && c <= 126))
     return true;
-  return in_ranges(kPunctuation, c);
+  return unicode::is_punctuation(c);
 }
 // The CJK Unified Ideographs blocks (not Hiragana, Katakana or Hangul, which are spelled with
 // pieces as other scripts are).
@@ -79,10 +62,7 @@ void append_folded(std::string& out, char32_t c) {
     if (index % 28 != 0) append_utf8(out, 0x11A7 + index % 28);
     return;
   }
-  const auto* found = std::lower_bound(
-      std::begin(kFolded), std::end(kFolded), c,
-      [](const FoldedCodePoint& entry, char32_t value) { return entry.code_point < value; });
-  if (found != std::end(kFolded) && found->code_point == c) out += found->utf8;
+  if (const char* folded = unicode::folded_utf8(c)) out += folded;
   else append_utf8(out, c);
 }
 

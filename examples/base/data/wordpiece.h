@@ -12,7 +12,8 @@
 //                       on ("unaffable" -> "un" "##aff" "##able"); a word that cannot be
 //                       spelled this way, or has over 100 characters, is one [UNK].
 // The Unicode facts (punctuation, control characters, spaces, lower case and accents) are
-// tables made from Python's unicodedata by tools/make_unicode_tables.py.
+// tables made from Python's unicodedata by tools/make_unicode_tables.py
+// (base/data/unicode_classes.h).
 #pragma once
 
 #include <cstdint>
