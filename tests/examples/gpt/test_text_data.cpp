@@ -23,7 +23,7 @@ TEST_CASE("text data: the held-out split starts at a line", "[gpt_data]") {
   CHECK((static_cast<unsigned char>(cut.held_out[0]) & 0xC0) != 0x80);
 }
 
-TEST_CASE("text data: windows give ids and next-token targets; a position resumes exactly",
+TEST_CASE("text data: windows give ids and next-token targets, and a position resumes exactly",
           "[gpt_data]") {
   std::vector<int64_t> tokens(101);
   std::iota(tokens.begin(), tokens.end(), 0);  // token i is i: targets are ids + 1
