@@ -3,6 +3,7 @@
 // padding from changing the real positions.
 #include <catch2/catch.hpp>
 
+#include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "nn/bert.h"
 #include "nn/loss.h"
@@ -65,4 +66,24 @@ TEST_CASE("bert: more tokens than positions is refused naming both") {
   nn::Bert model(tiny(), generator);
   CHECK_THROWS_WITH(model.encode(Tensor::from_ids(std::vector<int64_t>(7, 2), {1, 7})),
                     Catch::Matchers::Contains("7 tokens, but the model has only 6 positions"));
+}
+
+TEST_CASE("bert: gradcheck of the masked-LM loss w.r.t. every parameter in float64",
+          "[bert][gradcheck]") {
+  Generator generator(4);
+  nn::BertConfig config = tiny();
+  config.layers = 1;
+  nn::Bert model(config, generator);
+  model.to(DType::Float64);
+  model.eval();
+  const Tensor ids = Tensor::from_ids({2, 5, 7, 3, 0, 2, 9, 4}, {2, 4});
+  const Tensor labels = Tensor::from_ids({-100, 6, -100, 1, 8, -100, 4, -100}, {2, 4});
+  const Tensor mask = nn::padding_mask({4, 3}, 4);
+  const auto result = gradcheck(
+      [&](const std::vector<Variable>&) {
+        return model.masked_lm_loss(model.encode(ids, mask), labels);
+      },
+      {}, model.parameters());
+  INFO(result.message);
+  REQUIRE(result.ok);
 }

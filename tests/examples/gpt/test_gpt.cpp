@@ -1,6 +1,7 @@
 // tests/examples/gpt/test_gpt.cpp — examples/gpt/gpt.cpp: the causal model, the cache, the config.
 #include <catch2/catch.hpp>
 
+#include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "gpt/gpt.h"
 #include "tensor/threads.h"
@@ -134,4 +135,24 @@ TEST_CASE("GPT: positions past the context, and bad configs and weights, refused
   std::erase_if(weights, [](const auto& named) { return named.first == "final_norm.bias"; });
   CHECK_THROWS_WITH(check_weights(small_config(), weights, "here"),
                     Catch::Contains("no tensor 'final_norm.bias'"));
+}
+
+TEST_CASE("GPT: gradcheck of the loss w.r.t. every parameter in float64", "[gpt][gradcheck]") {
+  GPTConfig config;
+  config.vocab = 13;
+  config.context = 6;
+  config.d_model = 8;
+  config.heads = 2;
+  config.layers = 1;
+  config.dropout = 0;
+  Generator generator(8);
+  GPT model(config, generator);
+  model.to(DType::Float64);
+  model.eval();
+  const Tensor ids = random_ids(2, 5, 9, 13), targets = random_ids(2, 5, 10, 13);
+  const auto result = gradcheck(
+      [&](const std::vector<Variable>&) { return model.loss(ids, targets); }, {},
+      model.parameters());
+  INFO(result.message);
+  REQUIRE(result.ok);
 }
