@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace atencion::examples {
@@ -24,6 +25,9 @@ struct CodePoint {
   size_t length;
 };
 CodePoint decode_utf8(std::string_view text, size_t offset);
+
+// Appends code point `c` (at most U+10FFFF) to `out` in its shortest UTF-8 form.
+void append_utf8(std::string& out, char32_t c);
 
 // Whitespace as Python's str.split() sees it (str.isspace): ASCII \t \n \v \f \r, the
 // separators U+001C..U+001F, space, U+0085, U+00A0, U+1680, U+2000..U+200A, U+2028, U+2029,
