@@ -113,6 +113,8 @@ Tensor matmul_reference(const Tensor& a, const Tensor& b, Trans trans_a = Trans:
 Tensor softmax(const Tensor& x, int64_t dim);
 // log_softmax(x)_i = x_i - max - log(sum_j exp(x_j - max)); a row of all -inf gives -inf.
 Tensor log_softmax(const Tensor& x, int64_t dim);
+// softmax's backward: dx = y ∘ (g − Σ_dim g ∘ y) for y = softmax(x, dim) and g = dL/dy.
+Tensor softmax_backward(const Tensor& y, const Tensor& g, int64_t dim);
 
 // ---- joining, splitting, indexing -----------------------------------------------------------
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);

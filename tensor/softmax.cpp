@@ -17,8 +17,11 @@
 // so that the compiler vectorises them (e^x by tensor/detail/fast_exp.h instead of a library
 // call, the max and the sum in kLanes independent lanes). tests/tensor/test_softmax.cpp pins it
 // to softmax_rows.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include "tensor/detail/fast_exp.h"
@@ -55,6 +58,21 @@ void fast_row(const float* in, float* out, int64_t length, bool log) {
     const float inverse_total = static_cast<float>(1.0 / total);
     for (int64_t i = 0; i < length; ++i) out[i] *= inverse_total;
   }
+}
+
+// dx = y ∘ (g − Σ_i g_i y_i) of one contiguous float32 row (softmax's backward, below). The dot
+// product runs in kLanes double lanes, as row_sum; rounded to float32 as sum() would give it.
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+void fast_backward_row(const float* y, const float* g, float* dx, int64_t length) {
+  const int64_t whole = length - length % kLanes;
+  double lane_dot[kLanes] = {};
+  for (int64_t i = 0; i < whole; i += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k) lane_dot[k] += static_cast<double>(g[i + k] * y[i + k]);
+  double dot = 0;
+  for (int64_t k = 0; k < kLanes; ++k) dot += lane_dot[k];
+  for (int64_t i = whole; i < length; ++i) dot += static_cast<double>(g[i] * y[i]);
+  const float g_dot_y = static_cast<float>(dot);
+  for (int64_t i = 0; i < length; ++i) dx[i] = y[i] * (g[i] - g_dot_y);
 }
 
 // ---- the readable version: any dtype, any strides -----------------------------------------------
@@ -130,6 +148,32 @@ Tensor softmax(const Tensor& x, int64_t dim) { return softmax_along<false>("soft
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
   return softmax_along<true>("log_softmax", x, dim);
+}
+
+// dx_k = y_k (g_k − Σ_i g_i y_i): the readable version is the formula in three tensor ops; float32
+// rows that are contiguous in both y and g take fast_backward_row, one pass and no temporaries
+// (tests/tensor/test_softmax.cpp pins the two together).
+Tensor softmax_backward(const Tensor& y, const Tensor& g, int64_t dim) {
+  detail::check_defined("softmax_backward", y);
+  detail::check_defined("softmax_backward", g);
+  if (y.shape() != g.shape()) {
+    throw std::invalid_argument("softmax_backward: gradient of shape " + shape_to_string(g.shape()) +
+                                " for softmax output of shape " + shape_to_string(y.shape()));
+  }
+  const int64_t d = normalize_dim("softmax_backward", dim, std::max<int64_t>(y.dim(), 1));
+  const bool rows_in_place = y.dtype() == DType::Float32 && g.dtype() == DType::Float32 &&
+                             y.dim() > 0 && d == y.dim() - 1 && y.is_contiguous() &&
+                             g.is_contiguous();
+  if (!rows_in_place) return mul(y, sub(g, sum(mul(g, y), {dim}, /*keepdim=*/true)));
+  Tensor dx = Tensor::uninitialized(y.shape(), y.dtype());
+  const int64_t length = y.shape()[d], rows = length == 0 ? 0 : y.numel() / length;
+  const float* y_data = y.data<float>();
+  const float* g_data = g.data<float>();
+  float* dx_data = dx.data<float>();
+  detail::parallel_for(rows, length, [&](int64_t row) {
+    fast_backward_row(y_data + row * length, g_data + row * length, dx_data + row * length, length);
+  });
+  return dx;
 }
 
 }  // namespace atencion

@@ -15,8 +15,8 @@ Variable softmax(const Variable& x, int64_t dim) {
   const Tensor y = softmax(x.value(), dim);
   return record("softmax", y, {x},
                 [=](const Tensor& g) -> Grads {
-                  const Tensor g_dot_y = sum(mul(g, y), {dim}, /*keepdim=*/true);  // Σ_i g_i y_i
-                  return {mul(y, sub(g, g_dot_y))};
+                  // mul(y, sub(g, sum(mul(g, y), {dim}, true))), in one pass over each row
+                  return {softmax_backward(y, g, dim)};
                 });
 }
 

@@ -112,3 +112,44 @@ TEST_CASE("float32 contiguous rows (vectorised) match the readable strided rows"
     }
   }
 }
+
+// softmax's backward, dx = y ∘ (g − Σ g ∘ y): contiguous float32 rows take one vectorised pass
+// (fast_backward_row), anything else the formula in three tensor ops. The two agree within a
+// few float32 ulps of the terms (the dot product is summed in double in another order, then
+// rounded to float32 by both), masked entries (y = 0) get exactly 0, and every row is its own.
+TEST_CASE("softmax_backward: contiguous float32 rows match the formula in tensor ops",
+          "[softmax]") {
+  const double eps = std::numeric_limits<float>::epsilon();
+  Generator generator(12);
+  for (int64_t length : {1, 3, 15, 16, 17, 20, 64, 1000}) {
+    INFO("row length " << length);
+    Tensor scores = uniform({5, length}, -4, 4, generator);
+    if (length > 2) scores.set({1, 2}, -std::numeric_limits<float>::infinity());
+    const Tensor y = softmax(scores, 1);
+    const Tensor g = uniform({5, length}, -1, 1, generator);
+    const Tensor g_dot_y = sum(mul(g, y), {1}, /*keepdim=*/true);
+    const Values formula = mul(y, sub(g, g_dot_y)).to_vector();
+    const Values fast = softmax_backward(y, g, 1).to_vector();
+    const Values strided =  // a transposed view: the three-op path inside softmax_backward
+        softmax_backward(y.transpose(0, 1), g.transpose(0, 1), 0).transpose(0, 1).contiguous()
+            .to_vector();
+    const Values y_values = y.to_vector(), g_values = g.to_vector(), dots = g_dot_y.to_vector();
+    REQUIRE(fast.size() == formula.size());
+    int64_t far_apart = 0;
+    for (std::size_t i = 0; i < fast.size(); ++i) {
+      const double bound = 4 * eps * y_values[i] *
+                           (std::fabs(g_values[i]) + std::fabs(dots[i / length]));
+      far_apart += !(std::fabs(fast[i] - formula[i]) <= bound);
+      far_apart += strided[i] != formula[i];
+    }
+    CHECK(far_apart == 0);
+    if (length > 2) CHECK(fast[1 * length + 2] == 0.0);  // the masked entry
+  }
+  // Float64 takes the formula itself.
+  const Tensor y = softmax(uniform({3, 7}, -2, 2, generator, DType::Float64), 1);
+  const Tensor g = uniform({3, 7}, -1, 1, generator, DType::Float64);
+  CHECK(allclose(softmax_backward(y, g, -1), mul(y, sub(g, sum(mul(g, y), {-1}, true))), 0, 0));
+  REQUIRE_THROWS_WITH(softmax_backward(y, Tensor::zeros({3, 6}, DType::Float64), 1),
+                      Contains("softmax_backward: gradient of shape [3, 6] for softmax output of "
+                               "shape [3, 7]"));
+}
