@@ -11,7 +11,8 @@ does not fall on one side only; each side's figure is given as min / median / ma
 rounds, and atencion's ratio as the ratio of the medians with its range (our min over their max
 to our max over their min). The output opens with the CPU model, its core count and its measured
 FMA peak (bench_peak); then a markdown table of the rates, the ratios and the fraction of that
-peak, the time per token and peak RSS of the long-attention cases and of the cases that run alone
+peak (for attention, whose products are counted, also PyTorch's fraction and the ratio to PyTorch
+that running at the peak would give: a bound no code can pass on that machine), the time per token and peak RSS of the long-attention cases and of the cases that run alone
 in a process (a training step), and the page faults and system time of atencion's steps
 (docs/performance.md).
 
@@ -56,6 +57,9 @@ class Case:
     # Registered with a `threads` argument (bench/thread_sweep.h): the C++ name is
     # "<name>/threads:T".
     threaded: bool = False
+    # Floating-point operations per unit of a tokens/s case (multiply and add counted apart),
+    # so that its rate can be set against the FMA peak; 0: not counted.
+    flop_per_unit: float = 0.0
 
     def benchmark_name(self, threads: int) -> str:
         return f"{self.name}/threads:{threads}" if self.threaded else self.name
@@ -226,12 +230,21 @@ def torch_train_step(threads, d_model, d_ff, vocabulary, batch, tokens):
     return run
 
 
+def attention_flop_per_token(tokens, d_model, backward):
+    """Self-attention's products per token: the four d x d projections (2·d² each) and Q·Kᵀ
+    and P·V (2·T·d each, over the heads); the backward does each product twice (the gradient
+    of each operand), so forward + backward is three times the forward."""
+    forward = 4 * 2 * d_model * d_model + 2 * 2 * tokens * d_model
+    return 3 * forward if backward else forward
+
+
 for shape, (batch, tokens, d_model, heads) in [("B32_T64_D512_H8", (32, 64, 512, 8)),
                                                ("B64_T20_D128_H4", (64, 20, 128, 4))]:
     for kind, backward in [("mha_forward", False), ("mha_forward_backward", True)]:
         CASES.append(Case(f"{kind}/{shape}", "bench_attention", "tokens_per_second",
                           batch * tokens, {"pytorch": torch_attention_setup(
-                              batch, tokens, d_model, heads, backward)}, threaded=True))
+                              batch, tokens, d_model, heads, backward)}, threaded=True,
+                          flop_per_unit=attention_flop_per_token(tokens, d_model, backward)))
 # Long inputs: causal self-attention, forward + backward, B·T = 8,192 tokens, d 512, 8 heads, each
 # length in a process of its own (its peak RSS is the memory that length needs). The
 # step-by-step cases are atencion alone, on the path that holds the [B, 8, T, T] weights.
@@ -490,13 +503,36 @@ def best_of(rounds: Dict[str, Dict[str, List[float]]], columns: List[str],
     return rounds[setting][name], setting
 
 
+def gflops_median(case: Case, values: Optional[List[float]]) -> Optional[float]:
+    """The median rate in GFLOP/s: the rate itself, or tokens/s times the case's FLOP count."""
+    middle = spread(values)
+    if not middle:
+        return None
+    if case.metric == "gflops":
+        return middle[1]
+    return middle[1] * case.flop_per_unit * 1e-9 if case.flop_per_unit else None
+
+
+def format_fraction(case: Case, values: Optional[List[float]], peak) -> str:
+    rate = gflops_median(case, values)
+    return f"{rate / peak[1]:.0%}" if rate and peak else "—"
+
+
+def format_bound(case: Case, theirs: Optional[List[float]], peak) -> str:
+    """The ratio to the baseline that running at the FMA peak would give: no code can beat
+    the baseline by more on this machine (a target above it cannot be met here)."""
+    rate = gflops_median(case, theirs)
+    return f"{peak[1] / rate:.2f}×" if rate and peak and case.flop_per_unit else "—"
+
+
 def table(cases: List[Case], rounds: Dict[str, Dict[str, List[float]]],
           all_backends: Dict[str, Backend]) -> str:
     """atencion next to each baseline at its best setting (named), median (min–max) over the
     rounds, with atencion's ratios of medians (range); for GFLOP/s, also the fraction of this
     machine's measured FMA peak (peak/fma, median, same run)."""
     titles = ["case", "unit", "atencion", "fraction of peak", "best PyTorch", "its setting",
-              "best OpenBLAS", "its setting", "vs best PyTorch", "vs best OpenBLAS"]
+              "best OpenBLAS", "its setting", "vs best PyTorch", "vs best OpenBLAS",
+              "the most the peak allows vs PyTorch"]
     lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
     units = {"gflops": "GFLOP/s", "tokens_per_second": "tokens/s",
              "sentences_per_second": "sentences/s"}
@@ -510,13 +546,12 @@ def table(cases: List[Case], rounds: Dict[str, Dict[str, List[float]]],
         # micro_kernel/f32 runs on one thread: its ceiling is one thread's peak.
         peak = spread(ours.get("peak/fma/threads:1" if case.name.startswith("micro_kernel")
                                else PEAK_ALL_THREADS))
-        fraction = (f"{spread(value)[1] / peak[1]:.0%}" if case.metric == "gflops" and value
-                    and peak else "—")
         row = [f"`{case.name}`", units.get(case.metric, case.metric), format_spread(value),
-               fraction, format_spread(torch),
+               format_fraction(case, value, peak), format_spread(torch),
                all_backends[torch_setting].title if torch_setting else "—",
                format_spread(blas), all_backends[blas_setting].title if blas_setting else "—",
-               format_ratio(value, torch), format_ratio(value, blas)]
+               format_ratio(value, torch), format_ratio(value, blas),
+               format_bound(case, torch, peak)]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
@@ -630,10 +665,14 @@ def sweep_counts(most: int) -> List[int]:
 def sweep_table(cases: List[Case], by_count: Dict[int, Measured]) -> str:
     """For every threaded case, atencion and the best PyTorch at each thread count (medians and
     ranges), atencion's ratio to it, and atencion's parallel efficiency
-    median(T) / (T · median(1))."""
+    median(T) / (T · median(1)); for a case whose FLOPs are counted, both sides' fraction of the
+    FMA peak at that thread count (measured at 1 thread and at the most) and the ratio to
+    PyTorch that the peak itself would give."""
     counts = sorted(by_count)
     titles = ["case", "threads", "atencion", "parallel efficiency", "best PyTorch",
-              "its setting", "vs best PyTorch"]
+              "its setting", "vs best PyTorch", "fraction of peak, atencion / PyTorch",
+              "the most the peak allows vs PyTorch"]
+    top = by_count[counts[-1]].rounds["atencion"]  # the peaks, measured at 1 and at the most
     lines = ["| " + " | ".join(titles) + " |", "|" + "---|" * len(titles)]
     for case in cases:
         if not case.threaded:
@@ -647,10 +686,14 @@ def sweep_table(cases: List[Case], by_count: Dict[int, Measured]) -> str:
                                      case.name)
             efficiency = (f"{spread(value)[1] / (threads * one[1]):.2f}" if value and one
                           else "—")
+            peak = spread(top.get(f"peak/fma/threads:{threads}"))
+            fractions = (f"{format_fraction(case, value, peak)} / "
+                         f"{format_fraction(case, torch, peak)}" if case.flop_per_unit else "—")
             lines.append(f"| `{case.name}` | {threads} | {format_spread(value)} | {efficiency} | "
                          f"{format_spread(torch)} | "
                          f"{all_backends[setting].title if setting else '—'} | "
-                         f"{format_ratio(value, torch)} |")
+                         f"{format_ratio(value, torch)} | {fractions} | "
+                         f"{format_bound(case, torch, peak)} |")
     return "\n".join(lines)
 
 
