@@ -136,9 +136,19 @@ Tensor softmax_along(const char* op, const Tensor& x, int64_t dim) {
   const int64_t d = normalize_dim(op, dim, x.dim());
   const Tensor input = x.dim() == 0 ? x.reshape({1}) : x;
   Tensor out = Tensor::uninitialized(input.shape(), x.dtype());
-  detail::dispatch_floating(op, x.dtype(), [&](auto tag) {
-    softmax_rows<decltype(tag), kLog>(input, out, d);
-  });
+  if (x.dtype() == DType::Float32 && input.is_contiguous() && d == input.dim() - 1) {
+    // Rows one after another in memory: row r starts at r · length, no index arithmetic.
+    const int64_t length = input.shape()[d], rows = length == 0 ? 0 : input.numel() / length;
+    const float* in = input.data<float>();
+    float* result = out.data<float>();
+    detail::parallel_for(rows, length, [&](int64_t row) {
+      fast_row(in + row * length, result + row * length, length, kLog);
+    });
+  } else {
+    detail::dispatch_floating(op, x.dtype(), [&](auto tag) {
+      softmax_rows<decltype(tag), kLog>(input, out, d);
+    });
+  }
   return x.dim() == 0 ? out.reshape({}) : out;
 }
 
