@@ -68,9 +68,17 @@ void check_gradient(const Node& producer, std::size_t input_index, const Node& i
 }
 
 // total += contribution. The first contribution is kept as it is (it may be a view shared with
-// another node's gradient, so it is never written into); later ones make a new sum.
+// another node's gradient, or a tensor an op saved for its backward). A later one is added into
+// total in place when nothing else holds total's storage (no other gradient, view or saved
+// tensor can see the write: the engine is the only holder), else into a new sum; both add
+// total + contribution element by element, so the bits are the same either way.
 void accumulate(Tensor& total, const Tensor& contribution) {
-  total = total.defined() ? add(total, contribution) : contribution;
+  if (!total.defined())
+    total = contribution;
+  else if (total.storage().use_count() == 1 && total.is_contiguous())
+    add_(total, contribution);
+  else
+    total = add(total, contribution);
 }
 
 // .grad must never alias a gradient that another node also received (add's backward hands the
