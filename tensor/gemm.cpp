@@ -129,9 +129,10 @@ int64_t round_up(int64_t value, int64_t multiple) {
 // of C is summed by one thread in the same k order as on one thread: the bits of C do not
 // depend on the number of threads.
 
-// Each thread gets at least this many multiply-adds (a 64 x 64 x 128 product, some 5 µs on
-// one core): below it, waking a second thread costs more than it saves.
-constexpr int64_t min_work_per_thread = 64 * 64 * 128;
+// Each thread gets at least this many multiply-adds (a 64 x 64 x 64 product, some 3 µs on
+// one core): below it, waking a second thread costs more than it saves. (At 64 x 64 x 128 a
+// 96 x 96 x 96 product stayed on one thread: 0.82x OpenBLAS's two, docs/performance.md.)
+constexpr int64_t min_work_per_thread = 64 * 64 * 64;
 
 // OMP_NUM_THREADS or atencion::set_num_threads, never more than the cores, and one thread when
 // called from inside a parallel region (the caller already splits the work).
