@@ -53,6 +53,59 @@ void print_it_and_dog(nn::Bert& model, const Tokens& tokens) {
               static_cast<long long>(best_layer), static_cast<long long>(best_head), 100 * best);
 }
 
+// BertTokenizer's pieces of `sentence`: [CLS] word pieces [SEP], printed.
+Tokens bert_tokens(const examples::WordPiece& wordpiece, const std::string& sentence) {
+  Tokens tokens{"[CLS]"};
+  for (const std::string& piece : wordpiece.tokenize(sentence)) tokens.push_back(piece);
+  tokens.push_back("[SEP]");
+  std::printf("  %lld word pieces:", static_cast<long long>(tokens.size()));
+  for (const std::string& token : tokens) std::printf(" %s", token.c_str());
+  std::printf("\n");
+  return tokens;
+}
+
+// As the notebook: BERT's word embeddings plus its learned position embeddings (ids [1, n]).
+Variable bert_embeddings(nn::Bert& model, const Tensor& ids) {
+  const int64_t length = ids.size(1);
+  const Variable x = add((*model.embeddings->word_embeddings)(ids),
+                         (*model.embeddings->position_embeddings)(
+                             Tensor::arange(0, static_cast<double>(length), 1, DType::Int64)));
+  print_step("BERT's embeddings + positions", x.value(), "word_embeddings(ids) + position_embeddings");
+  return x;
+}
+
+// The notebook's randomly initialised 8-head attention, now on BERT's embeddings `x`; returns
+// the SVG of its heads it writes into `out`.
+std::filesystem::path show_random_attention(const std::filesystem::path& out, const Variable& x,
+                                            const Tokens& tokens, const nn::BertConfig& config) {
+  const int64_t random_heads = config.hidden % 8 == 0 ? 8 : config.heads;
+  Generator generator(2024);
+  nn::MultiHeadAttention random_attention(config.hidden, random_heads, generator);
+  const Variable random_output = random_attention(x, x, x);
+  print_step("random attention's output", random_output.value(),
+             std::to_string(random_heads) + " untrained heads");
+  const std::filesystem::path svg = out / "bert_random_heads.svg";
+  examples::write_heatmaps_svg(
+      svg.string(),
+      "Untrained " + std::to_string(random_heads) + "-head attention on BERT's embeddings",
+      heads_of(random_attention.attention_weights().select(0, 0), tokens), 4, false);
+  return svg;
+}
+
+// BERT's own first layer on the sentence (its real input: the embeddings' LayerNorm as well);
+// returns the SVG of its heads it writes into `out`.
+std::filesystem::path show_first_layer(const std::filesystem::path& out, nn::Bert& model,
+                                       const Tensor& ids, const Tokens& tokens) {
+  model.encode(ids);
+  const Tensor first_layer = model.encoder->layers[0]->self_attn->attention_weights().select(0, 0);
+  print_step("BERT's layer 0 attention weights", first_layer,
+             std::to_string(first_layer.size(0)) + " heads of its first layer");
+  const std::filesystem::path svg = out / "bert_layer0_heads.svg";
+  examples::write_heatmaps_svg(svg.string(), "BERT's own first-layer attention, every head",
+                               heads_of(first_layer, tokens), 4, false);
+  return svg;
+}
+
 }  // namespace
 
 void show_bert_weights(const std::filesystem::path& out, const std::string& bert_dir) {
@@ -71,49 +124,16 @@ void show_bert_weights(const std::filesystem::path& out, const std::string& bert
   model.eval();
   NoGradGuard no_grad;
 
-  // BertTokenizer: [CLS] word pieces [SEP].
-  Tokens tokens{"[CLS]"};
-  for (const std::string& piece :
-       directory.wordpiece.tokenize("I gave the dog a bone because it was hungry"))
-    tokens.push_back(piece);
-  tokens.push_back("[SEP]");
+  const Tokens tokens =
+      bert_tokens(directory.wordpiece, "I gave the dog a bone because it was hungry");
   std::vector<int64_t> ids;
   for (const std::string& token : tokens) ids.push_back(directory.wordpiece.id_of(token));
-  const auto length = static_cast<int64_t>(ids.size());
-  std::printf("  %lld word pieces:", static_cast<long long>(length));
-  for (const std::string& token : tokens) std::printf(" %s", token.c_str());
-  std::printf("\n");
-
-  // As the notebook: BERT's word embeddings plus its learned position embeddings.
-  const Tensor id_tensor = Tensor::from_ids(ids, {1, length});
-  const Variable x = add((*model.embeddings->word_embeddings)(id_tensor),
-                         (*model.embeddings->position_embeddings)(
-                             Tensor::arange(0, static_cast<double>(length), 1, DType::Int64)));
-  print_step("BERT's embeddings + positions", x.value(), "word_embeddings(ids) + position_embeddings");
-
-  // The notebook's randomly initialised 8-head attention, now on BERT's embeddings.
-  const int64_t hidden = directory.weights.config.hidden;
-  const int64_t random_heads = hidden % 8 == 0 ? 8 : directory.weights.config.heads;
-  Generator generator(2024);
-  nn::MultiHeadAttention random_attention(hidden, random_heads, generator);
-  const Variable random_output = random_attention(x, x, x);
-  print_step("random attention's output", random_output.value(),
-             std::to_string(random_heads) + " untrained heads");
-  examples::write_heatmaps_svg(
-      (out / "bert_random_heads.svg").string(),
-      "Untrained " + std::to_string(random_heads) + "-head attention on BERT's embeddings",
-      heads_of(random_attention.attention_weights().select(0, 0), tokens), 4, false);
-
-  // BERT's own first layer (its real input: the embeddings' LayerNorm as well).
-  model.encode(id_tensor);
-  const Tensor first_layer = model.encoder->layers[0]->self_attn->attention_weights().select(0, 0);
-  print_step("BERT's layer 0 attention weights", first_layer,
-             std::to_string(first_layer.size(0)) + " heads of its first layer");
-  examples::write_heatmaps_svg((out / "bert_layer0_heads.svg").string(),
-                               "BERT's own first-layer attention, every head",
-                               heads_of(first_layer, tokens), 4, false);
-  std::printf("  wrote %s and %s\n", (out / "bert_random_heads.svg").string().c_str(),
-              (out / "bert_layer0_heads.svg").string().c_str());
+  const Tensor id_tensor = Tensor::from_ids(ids, {1, static_cast<int64_t>(ids.size())});
+  const Variable x = bert_embeddings(model, id_tensor);
+  const std::filesystem::path random_svg =
+      show_random_attention(out, x, tokens, directory.weights.config);
+  const std::filesystem::path first_layer_svg = show_first_layer(out, model, id_tensor, tokens);
+  std::printf("  wrote %s and %s\n", random_svg.string().c_str(), first_layer_svg.string().c_str());
   print_it_and_dog(model, tokens);
 }
 

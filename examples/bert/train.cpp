@@ -4,12 +4,11 @@
 #include "bert/train.h"
 
 #include <chrono>
-#include <cmath>
 #include <cstdio>
-#include <stdexcept>
 
 #include "base/data/shuffle.h"
 #include "base/io/json_fields.h"
+#include "base/training/optimizer_settings.h"
 #include "bert/masked_lm.h"
 #include "bert/masking.h"
 #include "bert/text.h"
@@ -111,39 +110,14 @@ MaskedLanguageModel new_model(const TrainOptions& options, const TextSplit& spli
   return MaskedLanguageModel::create(options.model, std::move(pieces), options.run.seed);
 }
 
-OptimizerRecipe recipe_for(const RunConfig& run, int64_t hidden) {
-  OptimizerRecipe recipe;
-  recipe.d_model = hidden;
-  recipe.warmup_steps = run.warmup_steps;
-  recipe.lr_factor = run.lr_factor;
-  recipe.clip_norm = run.clip_norm;
-  recipe.adam.beta2 = 0.98;
-  recipe.adam.eps = 1e-9;
-  return recipe;
-}
-
 }  // namespace
 
 RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
-  try {
-    if (!config.is_object() || !config.contains("run"))
-      throw std::invalid_argument("no \"run\" section");
-    const RunConfig run = read_exactly<RunConfig>(config.at("run"));
-    auto refuse = [](const char* field, const nlohmann::json& value, const char* wanted) {
-      throw std::invalid_argument(std::string("'") + field + "' is " + value.dump() + ", not " +
-                                  wanted);
-    };
-    if (run.vocab_size < 6) refuse("vocab_size", run.vocab_size, "at least 6");
-    if (run.max_tokens < 1) refuse("max_tokens", run.max_tokens, "at least 1");
-    if (run.warmup_steps < 1) refuse("warmup_steps", run.warmup_steps, "at least 1");
-    if (!(run.lr_factor > 0 && std::isfinite(run.lr_factor)))
-      refuse("lr_factor", run.lr_factor, "a finite number above 0");
-    if (!(run.clip_norm > 0 && std::isfinite(run.clip_norm)))
-      refuse("clip_norm", run.clip_norm, "a finite number above 0");
-    return run;
-  } catch (const std::invalid_argument& error) {
-    throw std::runtime_error(file + ": run: " + error.what());
-  }
+  return read_run_section<RunConfig>(config, file, [](const RunConfig& run) {
+    if (run.vocab_size < 6) refuse_field("vocab_size", run.vocab_size, "at least 6");
+    if (run.max_tokens < 1) refuse_field("max_tokens", run.max_tokens, "at least 1");
+    check_optimizer_settings(run);
+  });
 }
 
 std::string train(const TrainOptions& requested, nn::distributed::Communicator& communicator) {
@@ -166,8 +140,10 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
   progress.message("model: " + std::to_string(lm.model->parameter_count()) + " parameters, " +
                    std::to_string(lm.config.vocab) + " pieces with [MASK]; prepared in " +
                    format_duration(std::chrono::duration<double>(Clock::now() - start_time).count()));
-  Trainer trainer(task, options.trainer, recipe_for(options.run, lm.config.hidden), parallel,
-                  progress, run, start_time);
+  // Adam with the Transformer paper's β2 and ε, as the translator's.
+  const OptimizerRecipe recipe =
+      optimizer_recipe(options.run, lm.config.hidden, {.beta2 = 0.98, .eps = 1e-9});
+  Trainer trainer(task, options.trainer, recipe, parallel, progress, run, start_time);
   const std::string last = trainer.run();
   const MaskedScore held_out =
       score_masked(lm, task.held_out(), kHeldOutMaskingSeed, options.run.max_tokens);

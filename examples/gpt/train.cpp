@@ -11,6 +11,7 @@
 
 #include "base/io/file_checks.h"
 #include "base/io/json_fields.h"
+#include "base/training/optimizer_settings.h"
 #include "gpt/language_model.h"
 #include "gpt/text_data.h"
 
@@ -106,42 +107,17 @@ LanguageModel new_language_model(const TrainOptions& options, const TextSplit& s
   return LanguageModel{std::make_shared<GPT>(config, generator), std::move(tokenizer)};
 }
 
-OptimizerRecipe recipe_for(const RunConfig& run, int64_t d_model) {
-  OptimizerRecipe recipe;
-  recipe.d_model = d_model;
-  recipe.warmup_steps = run.warmup_steps;
-  recipe.lr_factor = run.lr_factor;
-  recipe.clip_norm = run.clip_norm;
-  recipe.adam.beta2 = 0.99;  // nanoGPT's for small models
-  recipe.adam.eps = 1e-8;
-  return recipe;
-}
-
 }  // namespace
 
 RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
-  try {
-    if (!config.is_object() || !config.contains("run"))
-      throw std::invalid_argument("no \"run\" section");
-    const RunConfig run = read_exactly<RunConfig>(config.at("run"));
-    auto refuse = [](const char* field, const nlohmann::json& value, const char* wanted) {
-      throw std::invalid_argument(std::string("'") + field + "' is " + value.dump() + ", not " +
-                                  wanted);
-    };
+  return read_run_section<RunConfig>(config, file, [](const RunConfig& run) {
     if (run.tokenizer != "bytes" && run.tokenizer != "sentencepiece")
-      refuse("tokenizer", run.tokenizer, "\"bytes\" or \"sentencepiece\"");
-    if (run.vocab_size < 8) refuse("vocab_size", run.vocab_size, "at least 8");
-    if (run.batch_size < 1) refuse("batch_size", run.batch_size, "at least 1");
-    if (run.eval_tokens < 0) refuse("eval_tokens", run.eval_tokens, "at least 0");
-    if (run.warmup_steps < 1) refuse("warmup_steps", run.warmup_steps, "at least 1");
-    if (!(run.lr_factor > 0 && std::isfinite(run.lr_factor)))
-      refuse("lr_factor", run.lr_factor, "a finite number above 0");
-    if (!(run.clip_norm > 0 && std::isfinite(run.clip_norm)))
-      refuse("clip_norm", run.clip_norm, "a finite number above 0");
-    return run;
-  } catch (const std::invalid_argument& error) {
-    throw std::runtime_error(file + ": run: " + error.what());
-  }
+      refuse_field("tokenizer", run.tokenizer, "\"bytes\" or \"sentencepiece\"");
+    if (run.vocab_size < 8) refuse_field("vocab_size", run.vocab_size, "at least 8");
+    if (run.batch_size < 1) refuse_field("batch_size", run.batch_size, "at least 1");
+    if (run.eval_tokens < 0) refuse_field("eval_tokens", run.eval_tokens, "at least 0");
+    check_optimizer_settings(run);
+  });
 }
 
 std::string load_text(const RunConfig& run) {
@@ -177,8 +153,10 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
                    std::to_string(language_model.model->parameter_count()) + " parameters; " +
                    "prepared in " +
                    format_duration(std::chrono::duration<double>(Clock::now() - start_time).count()));
-  Trainer trainer(task, options.trainer, recipe_for(options.run, config.d_model), parallel,
-                  progress, run, start_time);
+  // Adam with nanoGPT's β2 for small models.
+  const OptimizerRecipe recipe =
+      optimizer_recipe(options.run, config.d_model, {.beta2 = 0.99, .eps = 1e-8});
+  Trainer trainer(task, options.trainer, recipe, parallel, progress, run, start_time);
   return trainer.run();
 }
 

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "base/pages/explorer.h"
 #include "base/serve/requests.h"
@@ -24,6 +25,74 @@ bool is_blank(const std::string& text) {
   return text.find_first_not_of(" \t\r\n") == std::string::npos;
 }
 
+std::vector<std::string> pieces_of(const Tokenizer& tokenizer, const std::vector<int64_t>& ids) {
+  std::vector<std::string> pieces;
+  for (int64_t id : ids) pieces.push_back(tokenizer.piece(id));
+  return pieces;
+}
+
+// A request as read before the model runs: its fields and source pieces, and its reply already
+// when it needs no decoding (refused, or a blank text).
+struct PreparedRequest {
+  TranslateRequest read;
+  std::vector<int64_t> source;
+  std::optional<serve::Reply> reply;
+};
+
+PreparedRequest prepare_request(const Translator& translator, const nlohmann::json& request,
+                                int64_t longest) {
+  PreparedRequest prepared;
+  try {
+    prepared.read = read_translate_request(request);
+  } catch (const serve::RequestError& error) {
+    prepared.reply = serve::error_reply(error.status(), error.what());
+    return prepared;
+  }
+  if (is_blank(prepared.read.text)) {
+    prepared.reply = {200, {{"translation", ""}, {"source_pieces", nlohmann::json::array()},
+                            {"output_pieces", nlohmann::json::array()},
+                            {"alternatives", nlohmann::json::array()},
+                            {"beam", prepared.read.beam}}};
+    return prepared;
+  }
+  prepared.source = translator.source_tokenizer.encode(prepared.read.text);
+  const int64_t pieces = static_cast<int64_t>(prepared.source.size());
+  if (pieces > longest)
+    prepared.reply = serve::error_reply(
+        400, "the text is " + std::to_string(pieces) + " pieces long; this model reads at most " +
+                 std::to_string(longest) + " (its positions, max_len " +
+                 std::to_string(translator.config.max_len) + ", less one for the end)");
+  return prepared;
+}
+
+// A streamed request's line after decoding step `step`: its output so far.
+nlohmann::json partial_line(const Translator& translator, int64_t step,
+                            const std::vector<int64_t>& output) {
+  return {{"partial", true},
+          {"step", step},
+          {"translation", translator.target_tokenizer.decode(output)},
+          {"output_pieces", pieces_of(translator.target_tokenizer, output)}};
+}
+
+// The requests `indices` of one beam width, decoded in one batch; each that streams gets a
+// partial line after every step.
+std::vector<std::vector<int64_t>> decode_together(const Translator& translator,
+                                                  const std::vector<PreparedRequest>& prepared,
+                                                  const std::vector<size_t>& indices, int64_t beam,
+                                                  int64_t max_length,
+                                                  const serve::Progress& progress) {
+  std::vector<std::vector<int64_t>> batch;
+  for (size_t i : indices) batch.push_back(prepared[i].source);
+  nn::DecodeOptions options = decode_options(beam, max_length);
+  // Every row of the batch reports once per step, so the step is counted per request.
+  std::vector<int64_t> steps(indices.size(), 0);
+  options.on_step = [&](size_t k, const std::vector<int64_t>& output) {
+    if (progress.wanted(indices[k]))
+      progress.push(indices[k], partial_line(translator, ++steps[k], output));
+  };
+  return decode_ids(translator, batch, options);
+}
+
 nlohmann::json translation_reply(const explorer::Sentence& sentence,
                                  const std::vector<std::string>& source_pieces, int64_t beam) {
   nlohmann::json data = explorer::sentence_data(sentence);
@@ -35,15 +104,23 @@ nlohmann::json translation_reply(const explorer::Sentence& sentence,
           {"sentence", std::move(data)}};
 }
 
-// A streamed request's line after decoding step `step`: its output so far.
-nlohmann::json partial_line(const Translator& translator, int64_t step,
-                            const std::vector<int64_t>& output) {
-  std::vector<std::string> pieces;
-  for (int64_t id : output) pieces.push_back(translator.target_tokenizer.piece(id));
-  return {{"partial", true},
-          {"step", step},
-          {"translation", translator.target_tokenizer.decode(output)},
-          {"output_pieces", pieces}};
+// A decoded request's reply: the translation and its pieces, and with "details" the model run
+// once more for the maps and alternatives.
+serve::Reply decoded_reply(const Translator& translator, const PreparedRequest& request,
+                           const std::vector<int64_t>& output, int64_t beam) {
+  const std::vector<std::string> source_pieces =
+      pieces_of(translator.source_tokenizer, request.source);
+  if (!request.read.details) {
+    std::vector<std::string> output_pieces = pieces_of(translator.target_tokenizer, output);
+    output_pieces.push_back(translator.target_tokenizer.piece(Tokenizer::eos_id));
+    return {200, {{"translation", translator.target_tokenizer.decode(output)},
+                  {"source_pieces", source_pieces},
+                  {"output_pieces", output_pieces},
+                  {"beam", beam}}};
+  }
+  const explorer::Sentence sentence =
+      attention_maps(translator, request.read.text, request.source, output);
+  return {200, translation_reply(sentence, source_pieces, beam)};
 }
 
 }  // namespace
@@ -52,68 +129,22 @@ std::vector<serve::Reply> translate_requests(const Translator& translator,
                                              const std::vector<nlohmann::json>& requests,
                                              int64_t max_length, const serve::Progress& progress) {
   std::vector<serve::Reply> replies(requests.size());
-  std::vector<TranslateRequest> read(requests.size());
-  std::vector<std::vector<int64_t>> sources(requests.size());
+  std::vector<PreparedRequest> prepared;
   // The requests to decode, by beam width: each width is one batch.
   std::map<int64_t, std::vector<size_t>> by_beam;
   const int64_t longest = longest_source(translator);
   for (size_t i = 0; i < requests.size(); ++i) {
-    try {
-      read[i] = read_translate_request(requests[i]);
-    } catch (const serve::RequestError& error) {
-      replies[i] = serve::error_reply(error.status(), error.what());
-      continue;
-    }
-    if (is_blank(read[i].text)) {
-      replies[i] = {200, {{"translation", ""}, {"source_pieces", nlohmann::json::array()},
-                          {"output_pieces", nlohmann::json::array()},
-                          {"alternatives", nlohmann::json::array()}, {"beam", read[i].beam}}};
-      continue;
-    }
-    sources[i] = translator.source_tokenizer.encode(read[i].text);
-    const int64_t pieces = static_cast<int64_t>(sources[i].size());
-    if (pieces > longest) {
-      replies[i] = serve::error_reply(
-          400, "the text is " + std::to_string(pieces) + " pieces long; this model reads at most " +
-                   std::to_string(longest) + " (its positions, max_len " +
-                   std::to_string(translator.config.max_len) + ", less one for the end)");
-      continue;
-    }
-    by_beam[read[i].beam].push_back(i);
+    prepared.push_back(prepare_request(translator, requests[i], longest));
+    if (prepared[i].reply)
+      replies[i] = *prepared[i].reply;
+    else
+      by_beam[prepared[i].read.beam].push_back(i);
   }
-  for (const auto& group : by_beam) {
-    // Not a structured binding: the lambda below captures these (clang refuses those under
-    // OpenMP).
-    const int64_t beam = group.first;
-    const std::vector<size_t>& indices = group.second;
-    std::vector<std::vector<int64_t>> batch;
-    for (size_t i : indices) batch.push_back(sources[i]);
-    nn::DecodeOptions options = decode_options(beam, max_length);
-    // Every row of the batch reports once per step, so the step is counted per request.
-    std::vector<int64_t> steps(indices.size(), 0);
-    options.on_step = [&](size_t k, const std::vector<int64_t>& output) {
-      if (progress.wanted(indices[k]))
-        progress.push(indices[k], partial_line(translator, ++steps[k], output));
-    };
-    const std::vector<std::vector<int64_t>> outputs = decode_ids(translator, batch, options);
-    for (size_t k = 0; k < indices.size(); ++k) {
-      const size_t i = indices[k];
-      std::vector<std::string> source_pieces;
-      for (int64_t id : sources[i]) source_pieces.push_back(translator.source_tokenizer.piece(id));
-      if (!read[i].details) {
-        std::vector<std::string> output_pieces;
-        for (int64_t id : outputs[k]) output_pieces.push_back(translator.target_tokenizer.piece(id));
-        output_pieces.push_back(translator.target_tokenizer.piece(Tokenizer::eos_id));
-        replies[i] = {200, {{"translation", translator.target_tokenizer.decode(outputs[k])},
-                            {"source_pieces", source_pieces},
-                            {"output_pieces", output_pieces},
-                            {"beam", beam}}};
-        continue;
-      }
-      const explorer::Sentence sentence =
-          attention_maps(translator, read[i].text, sources[i], outputs[k]);
-      replies[i] = {200, translation_reply(sentence, source_pieces, beam)};
-    }
+  for (const auto& [beam, indices] : by_beam) {
+    const std::vector<std::vector<int64_t>> outputs =
+        decode_together(translator, prepared, indices, beam, max_length, progress);
+    for (size_t k = 0; k < indices.size(); ++k)
+      replies[indices[k]] = decoded_reply(translator, prepared[indices[k]], outputs[k], beam);
   }
   return replies;
 }

@@ -6,11 +6,10 @@
 #include "translate/train.h"
 
 #include <chrono>
-#include <cmath>
 #include <optional>
-#include <stdexcept>
 
 #include "base/io/json_fields.h"
+#include "base/training/optimizer_settings.h"
 #include "translate/data.h"
 #include "translate/translator.h"
 
@@ -110,17 +109,6 @@ class TranslationTask : public TrainingTask {
   BatchStream stream_;
 };
 
-OptimizerRecipe recipe_for(const RunConfig& run, int64_t d_model) {
-  OptimizerRecipe recipe;
-  recipe.d_model = d_model;
-  recipe.warmup_steps = run.warmup_steps;
-  recipe.lr_factor = run.lr_factor;
-  recipe.clip_norm = run.clip_norm;
-  recipe.adam.beta2 = 0.98;  // the paper's β2 and ε
-  recipe.adam.eps = 1e-9;
-  return recipe;
-}
-
 void say_data(Progress& progress, const DataSplit& split, const RunConfig& run) {
   progress.message("data: " + std::to_string(split.train.size()) + " training pairs, " +
                    std::to_string(split.dev.size()) + " dev, " +
@@ -139,29 +127,15 @@ void say_model(Progress& progress, const Translator& translator, Clock::time_poi
 }  // namespace
 
 RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
-  try {
-    if (!config.is_object() || !config.contains("run"))
-      throw std::invalid_argument("no \"run\" section");
-    const RunConfig run = read_exactly<RunConfig>(config.at("run"));
-    // The ranges the command line accepts (commands/train.cpp), which is all a save writes.
-    auto refuse = [](const char* field, const nlohmann::json& value, const char* wanted) {
-      throw std::invalid_argument(std::string("'") + field + "' is " + value.dump() + ", not " +
-                                  wanted);
-    };
-    if (run.max_words < 1) refuse("max_words", run.max_words, "at least 1");
-    if (run.vocab_size < 1) refuse("vocab_size", run.vocab_size, "at least 1");
-    if (run.max_tokens < 1) refuse("max_tokens", run.max_tokens, "at least 1");
-    if (run.warmup_steps < 1) refuse("warmup_steps", run.warmup_steps, "at least 1");
+  // The ranges the command line accepts (commands/train.cpp), which is all a save writes.
+  return read_run_section<RunConfig>(config, file, [](const RunConfig& run) {
+    if (run.max_words < 1) refuse_field("max_words", run.max_words, "at least 1");
+    if (run.vocab_size < 1) refuse_field("vocab_size", run.vocab_size, "at least 1");
+    if (run.max_tokens < 1) refuse_field("max_tokens", run.max_tokens, "at least 1");
     if (!(run.label_smoothing >= 0 && run.label_smoothing <= 1))
-      refuse("label_smoothing", run.label_smoothing, "from 0 to 1");
-    if (!(run.lr_factor > 0 && std::isfinite(run.lr_factor)))
-      refuse("lr_factor", run.lr_factor, "a finite number above 0");
-    if (!(run.clip_norm > 0 && std::isfinite(run.clip_norm)))
-      refuse("clip_norm", run.clip_norm, "a finite number above 0");
-    return run;
-  } catch (const std::invalid_argument& error) {
-    throw std::runtime_error(file + ": run: " + error.what());
-  }
+      refuse_field("label_smoothing", run.label_smoothing, "from 0 to 1");
+    check_optimizer_settings(run);
+  });
 }
 
 std::string train(const TrainOptions& requested, nn::distributed::Communicator& communicator) {
@@ -183,8 +157,10 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
   translator.model->train();
   TranslationTask task(translator, options.run, split, run.state.position);
   say_model(progress, translator, start_time);
-  Trainer trainer(task, options.trainer, recipe_for(options.run, translator.config.d_model),
-                  parallel, progress, run, start_time);
+  // Adam with the paper's β2 and ε.
+  const OptimizerRecipe recipe = optimizer_recipe(options.run, translator.config.d_model,
+                                                  {.beta2 = 0.98, .eps = 1e-9});
+  Trainer trainer(task, options.trainer, recipe, parallel, progress, run, start_time);
   return trainer.run();
 }
 

@@ -29,6 +29,11 @@ std::string string_field(const nlohmann::json& object, const char* key);
 // The field itself, which must be a JSON array.
 const nlohmann::json& array_field(const nlohmann::json& object, const char* key);
 
+// The refusal every reader above makes: std::invalid_argument "'<key>' is <value>, not
+// <wanted>" (a value of more than 40 characters cut short), for a caller's own range checks.
+[[noreturn]] void refuse_field(const std::string& key, const nlohmann::json& value,
+                               const std::string& wanted);
+
 // `object` as a T through T's own from_json (NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE: one
 // definition of the names and types), refused when a field would not come back as written:
 // 16.5 read into an integer, -1 into an unsigned one, a string into a number. The check is the
@@ -68,6 +73,24 @@ T read_exactly(const nlohmann::json& object) {
                                   ", which its field cannot hold (it would read as " +
                                   written.dump() + ")");
   return value;
+}
+
+// config.json's "run" section as T (read_exactly), then `check_ranges(run)`, which refuses a
+// field outside the range the command line accepts (refuse_field). Every family's run is read
+// this way; each refusal becomes one line naming the file: std::runtime_error
+// "<file>: run: no \"run\" section" or "<file>: run: '<field>' is ..., not ...".
+template <typename T, typename CheckRanges>
+T read_run_section(const nlohmann::json& config, const std::string& file,
+                   CheckRanges check_ranges) {
+  try {
+    if (!config.is_object() || !config.contains("run"))
+      throw std::invalid_argument("no \"run\" section");
+    const T run = read_exactly<T>(config.at("run"));
+    check_ranges(run);
+    return run;
+  } catch (const std::invalid_argument& error) {
+    throw std::runtime_error(file + ": run: " + error.what());
+  }
 }
 
 }  // namespace atencion::examples

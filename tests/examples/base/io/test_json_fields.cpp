@@ -86,3 +86,35 @@ TEST_CASE("json fields: read_exactly reads a struct through its one definition, 
   CHECK_THROWS_WITH(read_exactly<Settings>(missing), Contains("'rate' is missing"));
   CHECK_THROWS_WITH(read_exactly<Settings>(nlohmann::json::array()), Contains("not a JSON object"));
 }
+
+TEST_CASE("json fields: read_run_section reads config.json's run, range-checked, each refusal "
+          "one line naming the file", "[translate][json_fields]") {
+  const auto words_at_least_2 = [](const Settings& run) {
+    if (run.words < 2) refuse_field("words", run.words, "at least 2");
+  };
+  const nlohmann::json config = {{"run", Settings{"p", 7, 3, 2, true}}, {"model", {}}};
+  CHECK(read_run_section<Settings>(config, "dir/config.json", words_at_least_2).words == 7);
+  nlohmann::json edited = config;
+  edited["run"]["words"] = 1;
+  CHECK_THROWS_AS(read_run_section<Settings>(edited, "dir/config.json", words_at_least_2),
+                  std::runtime_error);
+  CHECK_THROWS_WITH(read_run_section<Settings>(edited, "dir/config.json", words_at_least_2),
+                    "dir/config.json: run: 'words' is 1, not at least 2");
+  edited["run"]["words"] = 16.5;  // read_exactly's refusal, the same line
+  CHECK_THROWS_WITH(read_run_section<Settings>(edited, "dir/config.json", words_at_least_2),
+                    Contains("dir/config.json: run: 'words' is 16.5"));
+  edited.erase("run");
+  CHECK_THROWS_WITH(read_run_section<Settings>(edited, "dir/config.json", words_at_least_2),
+                    "dir/config.json: run: no \"run\" section");
+  CHECK_THROWS_WITH(
+      read_run_section<Settings>(nlohmann::json::array(), "c.json", words_at_least_2),
+      "c.json: run: no \"run\" section");
+}
+
+TEST_CASE("json fields: refuse_field names the key and the value, a long value cut short",
+          "[translate][json_fields]") {
+  CHECK_THROWS_AS(refuse_field("rate", 0.0, "above 0"), std::invalid_argument);
+  CHECK_THROWS_WITH(refuse_field("rate", 0.0, "above 0"), "'rate' is 0.0, not above 0");
+  CHECK_THROWS_WITH(refuse_field("path", std::string(100, 'a'), "short"),
+                    "'path' is \"" + std::string(39, 'a') + "..., not short");
+}
