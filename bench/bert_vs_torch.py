@@ -40,37 +40,7 @@ except ImportError:
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tools"))
 from make_fixtures import save_safetensors  # noqa: E402
-
-MASK64 = (1 << 64) - 1
-
-
-class SplitMix64:
-    """examples/base/data/shuffle.h, bit for bit."""
-
-    def __init__(self, seed):
-        self.state = seed & MASK64
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
-    def below(self, bound):
-        threshold = (-bound) % bound
-        while True:
-            product = self.next() * bound
-            if product & MASK64 >= threshold:
-                return product >> 64
-
-    def uniform(self):
-        return (self.next() >> 11) * 2.0 ** -53
-
-
-def derive_seed(seed, stream):
-    return SplitMix64(seed ^ ((stream * 0xD1B54A32D192ED03) & MASK64)).next()
-
+from splitmix import SplitMix64, derive_seed, shuffle  # noqa: E402
 
 def mask_sentence(ids, special, vocab, mask_id, seed):
     """examples/bert/masking.cpp, bit for bit: (inputs, labels)."""
@@ -112,10 +82,7 @@ def shipped_sentences():
 
 def split(sentences, seed=20181011):
     sentences = list(sentences)
-    g = SplitMix64(seed)
-    for i in range(len(sentences), 1, -1):
-        j = g.below(i)
-        sentences[i - 1], sentences[j] = sentences[j], sentences[i - 1]
+    shuffle(sentences, SplitMix64(seed))
     held = min(1000, len(sentences) // 20 + 1)
     return sentences[held:], sentences[:held]
 
@@ -207,14 +174,10 @@ def train_torch(train_ids, held_out, vocab, minutes, threads, seed=1, max_tokens
     while time.perf_counter() - start < minutes * 60:
         # Shuffle, sort by length in pools, cut by tokens, shuffle the batches (as BatchStream).
         order = list(range(len(train_ids)))
-        for i in range(len(order), 1, -1):
-            j = g.below(i)
-            order[i - 1], order[j] = order[j], order[i - 1]
+        shuffle(order, g)
         order.sort(key=lambda i: len(train_ids[i]))
         plan = list(batches_by_tokens(order, train_ids, max_tokens))
-        for i in range(len(plan), 1, -1):
-            j = g.below(i)
-            plan[i - 1], plan[j] = plan[j], plan[i - 1]
+        shuffle(plan, g)
         epoch_seed = derive_seed(seed, epoch + 1)
         for batch in plan:
             if time.perf_counter() - start >= minutes * 60:

@@ -36,9 +36,9 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 from make_fixtures import save_safetensors  # noqa: E402
+from splitmix import SplitMix64, shuffle  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-MASK64 = (1 << 64) - 1
 # examples/gpt defaults (gpt.h, train.h)
 CONTEXT, D_MODEL, HEADS, LAYERS, DROPOUT = 128, 128, 4, 4, 0.1
 BATCH, WARMUP, LR_FACTOR, CLIP = 16, 200, 0.25, 1.0
@@ -46,31 +46,6 @@ EVAL_TOKENS, CHECKPOINT_EVERY, SPLIT_SEED, SEED = 65536, 250, 20180513, 1
 
 
 # ---- the data, as examples/gpt/text_data.cpp makes it ---------------------------------------
-
-class SplitMix64:
-    def __init__(self, seed):
-        self.state = seed & MASK64
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-        return z ^ (z >> 31)
-
-    def below(self, bound):
-        threshold = ((1 << 64) - bound) % bound
-        while True:
-            product = self.next() * bound
-            if product & MASK64 >= threshold:
-                return product >> 64
-
-
-def shuffle(items, generator):
-    for i in range(len(items), 1, -1):
-        j = generator.below(i)
-        items[i - 1], items[j] = items[j], items[i - 1]
-
 
 def default_text():
     seen, sentences = set(), []
