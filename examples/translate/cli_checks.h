@@ -14,7 +14,6 @@
 namespace atencion::examples::translate {
 
 constexpr int64_t kLargestBeam = 64;       // --beam: wider costs time and finds nothing better
-constexpr int64_t kMostThreads = 1024;     // --threads
 constexpr int64_t kLargestBatch = 4096;    // --batch-size: sentences decoded at once
 
 // `train --resume` continues the run as its checkpoint defines it: a flag in `given` (as

@@ -3,19 +3,14 @@
 // Lesson: docs/16-bert.md#the-program
 #pragma once
 
-#include <functional>
 #include <string>
 
 #include "CLI/CLI.hpp"
+#include "base/cli/program.h"
 #include "bert/masked_lm.h"
 #include "nn/distributed.h"
 
 namespace atencion::examples::bert {
-
-struct Subcommand {
-  CLI::App* command;          // parsed when (*command) is true
-  std::function<void()> run;  // throws std::exception with a one-line message
-};
 
 Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator);
 Subcommand add_fill_mask_command(CLI::App& app);

@@ -4,20 +4,15 @@
 // Lesson: docs/15-gpt.md#the-program
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "base/cli/program.h"
 #include "gpt/sampling.h"
 #include "nn/distributed.h"
 
 namespace atencion::examples::gpt {
-
-struct Subcommand {
-  CLI::App* command;          // parsed when (*command) is true
-  std::function<void()> run;  // does the work; throws std::exception with a one-line message
-};
 
 Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator);
 Subcommand add_sample_command(CLI::App& app);

@@ -4,20 +4,15 @@
 // Lesson: docs/12-translation.md#the-program
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "base/cli/program.h"
 #include "nn/distributed.h"
 #include "translate/decode.h"
 
 namespace atencion::examples::translate {
-
-struct Subcommand {
-  CLI::App* command;           // parsed when (*command) is true
-  std::function<void()> run;   // does the work; throws std::exception with a one-line message
-};
 
 // `communicator`: the program's processes (main makes it; it outlives the subcommand).
 Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator);
