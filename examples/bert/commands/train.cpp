@@ -4,31 +4,12 @@
 #include <memory>
 
 #include "base/cli/validators.h"
+#include "base/training/session_options.h"
 #include "bert/commands/commands.h"
 #include "bert/train.h"
 
 namespace atencion::examples::bert {
 namespace {
-
-void add_session_options(CLI::App* command, TrainerOptions& trainer) {
-  command->add_option("--out", trainer.out_dir, "run directory for checkpoints")
-      ->capture_default_str();
-  command->add_option("--minutes", trainer.minutes, "time budget in minutes (0: none)")
-      ->capture_default_str()->check(at_least(0));
-  command->add_option("--epochs", trainer.epochs, "epochs (0: until the time budget ends)")
-      ->capture_default_str()->check(at_least(0));
-  command->add_option("--steps", trainer.steps, "stop at this optimizer step (0: no limit)")
-      ->capture_default_str()->check(at_least(0));
-  auto* resume = command->add_flag("--resume", trainer.resume,
-                                   "continue from the run directory's latest checkpoint");
-  command->add_flag("--overwrite", trainer.overwrite, "replace the run the --out directory holds")
-      ->excludes(resume);
-  command->add_option("--checkpoint-every", trainer.checkpoint_every,
-                      "steps between checkpoints (0: only at the end)")
-      ->capture_default_str()->check(at_least(0));
-  command->add_option("--log-every", trainer.log_every, "steps between progress lines")
-      ->capture_default_str()->check(at_least(1));
-}
 
 void add_run_options(CLI::App* command, RunConfig& run) {
   command->add_option("--text", run.text_path,
