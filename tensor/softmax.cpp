@@ -61,17 +61,10 @@ void fast_row(const float* in, float* out, int64_t length, bool log) {
 }
 
 // dx = y ∘ (g − Σ_i g_i y_i) of one contiguous float32 row (softmax's backward, below). The dot
-// product runs in kLanes double lanes, as row_sum; rounded to float32 as sum() would give it.
+// product runs in kLanes double lanes; rounded to float32 as sum() would give it.
 __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void fast_backward_row(const float* y, const float* g, float* dx, int64_t length) {
-  const int64_t whole = length - length % kLanes;
-  double lane_dot[kLanes] = {};
-  for (int64_t i = 0; i < whole; i += kLanes)
-    for (int64_t k = 0; k < kLanes; ++k) lane_dot[k] += static_cast<double>(g[i + k] * y[i + k]);
-  double dot = 0;
-  for (int64_t k = 0; k < kLanes; ++k) dot += lane_dot[k];
-  for (int64_t i = whole; i < length; ++i) dot += static_cast<double>(g[i] * y[i]);
-  const float g_dot_y = static_cast<float>(dot);
+  const float g_dot_y = static_cast<float>(detail::row_dot<kLanes>(g, y, length));
   for (int64_t i = 0; i < length; ++i) dx[i] = y[i] * (g[i] - g_dot_y);
 }
 
@@ -171,10 +164,10 @@ Tensor softmax_backward(const Tensor& y, const Tensor& g, int64_t dim) {
                                 " for softmax output of shape " + shape_to_string(y.shape()));
   }
   const int64_t d = normalize_dim("softmax_backward", dim, std::max<int64_t>(y.dim(), 1));
-  const bool rows_in_place = y.dtype() == DType::Float32 && g.dtype() == DType::Float32 &&
+  const bool contiguous_rows = y.dtype() == DType::Float32 && g.dtype() == DType::Float32 &&
                              y.dim() > 0 && d == y.dim() - 1 && y.is_contiguous() &&
                              g.is_contiguous();
-  if (!rows_in_place) return mul(y, sub(g, sum(mul(g, y), {dim}, /*keepdim=*/true)));
+  if (!contiguous_rows) return mul(y, sub(g, sum(mul(g, y), {dim}, /*keepdim=*/true)));
   Tensor dx = Tensor::uninitialized(y.shape(), y.dtype());
   const int64_t length = y.shape()[d], rows = length == 0 ? 0 : y.numel() / length;
   const float* y_data = y.data<float>();
