@@ -13,11 +13,6 @@
 namespace atencion::examples::gpt {
 namespace {
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Query i of `queries` new positions sits at position past + i and may see keys 0 .. past + i:
 // causal_mask when nothing is cached, and no mask for one new position (nothing after it exists).
 Tensor causal_mask_after(int64_t past, int64_t queries) {
@@ -54,13 +49,13 @@ GPT::GPT(const GPTConfig& c, Generator& generator) : config_(c) {
   const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.layers));
   for (auto& [name, parameter] : named_parameters()) {
     Variable handle = parameter;
-    if (ends_with(name, ".bias")) {
+    if (name.ends_with(".bias")) {
       if (name.find("norm") == std::string::npos)
         handle.mutable_value() = Tensor::zeros(parameter.shape(), parameter.dtype());
       continue;
     }
     if (parameter.dim() < 2) continue;  // LayerNorm weights stay 1
-    const bool ends_branch = ends_with(name, "out_proj.weight") || ends_with(name, "linear2.weight");
+    const bool ends_branch = name.ends_with("out_proj.weight") || name.ends_with("linear2.weight");
     const double std = ends_branch ? residual_std : 0.02;
     handle.mutable_value() = mul(randn(parameter.shape(), generator, parameter.dtype()), std);
   }
