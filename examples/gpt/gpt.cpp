@@ -13,19 +13,6 @@
 namespace atencion::examples::gpt {
 namespace {
 
-// Query i of `queries` new positions sits at position past + i and may see keys 0 .. past + i:
-// causal_mask when nothing is cached, and no mask for one new position (nothing after it exists).
-Tensor causal_mask_after(int64_t past, int64_t queries) {
-  if (queries == 1) return Tensor();
-  if (past == 0) return nn::causal_mask(queries);
-  const int64_t keys = past + queries;
-  Tensor mask = Tensor::zeros({queries, keys}, DType::Bool);
-  bool* may_attend = mask.data<bool>();
-  for (int64_t i = 0; i < queries; ++i)
-    for (int64_t j = 0; j <= past + i; ++j) may_attend[i * keys + j] = true;
-  return mask;
-}
-
 }  // namespace
 
 GPT::GPT(const GPTConfig& c, Generator& generator) : config_(c) {
@@ -87,7 +74,7 @@ Variable GPT::hidden_states(const Tensor& ids, std::span<nn::KeyValueCache> cach
       Tensor::arange(static_cast<double>(past), static_cast<double>(past + length), 1,
                      DType::Int64);
   Variable x = (*dropout)((*token_embedding)(ids) + (*position_embedding)(positions));
-  const Tensor mask = causal_mask_after(past, length);
+  const Tensor mask = nn::causal_mask_after(past, length);
   for (size_t i = 0; i < layers.size(); ++i)
     x = layers[i]->forward(x, mask, cache.empty() ? nullptr : &cache[i]);
   return (*final_norm)(x);
