@@ -249,10 +249,13 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
                             int keep) {
   // A checkpoint never holds a NaN or an infinity: resuming from one could only go on failing.
   for (const auto* part : {&data.model, &data.optimizer})
-    if (const std::string bad = first_non_finite(*part); !bad.empty())
-      throw std::runtime_error("save_checkpoint: step " + std::to_string(step) + ": " +
-                               (part == &data.model ? "model" : "optimizer") + " tensor " + bad +
-                               ": not written");
+    if (const std::string bad = first_non_finite(*part); !bad.empty()) {
+      const std::string found =
+          std::string(part == &data.model ? "model" : "optimizer") + " tensor " + bad;
+      throw NonFiniteTensor("save_checkpoint: step " + std::to_string(step) + ": " + found +
+                                ": not written",
+                            found);
+    }
   fs::create_directories(run_dir);
   const std::string name = step_name(step);
   const fs::path final_dir = fs::path(run_dir) / name;

@@ -206,16 +206,14 @@ nlohmann::json Trainer::trainer_state() const {
 }
 
 // A checkpoint of this step with its dev loss, after checking that every process holds the
-// same weights and that nothing is NaN or infinite. Rank 0 alone writes.
+// same weights; a NaN or an infinity (in the dev loss, or in a tensor: save_checkpoint's scan)
+// stops training. Rank 0 alone writes.
 void Trainer::save() {
   parallel_.check_parameters_identical(optimizer_.parameters(), step_);
   saved_step_ = step_;
   if (!parallel_.is_main()) return;
   CheckpointData data = task_.checkpoint();
   data.optimizer = optimizer_.state_dict();
-  for (const auto* part : {&data.model, &data.optimizer})
-    if (const std::string bad = first_non_finite(*part); !bad.empty())
-      stop_non_finite((part == &data.model ? "weight " : "optimizer state ") + bad);
   dev_loss_ = task_.evaluation_loss();
   if (!std::isfinite(dev_loss_)) stop_non_finite("dev loss " + std::to_string(dev_loss_));
   nlohmann::json dev_point = {{"step", step_}, {"dev_loss", dev_loss_}};
@@ -232,7 +230,11 @@ void Trainer::save() {
   }
   dev_history_.push_back(dev_point);
   data.trainer = trainer_state();
-  last_checkpoint_ = save_checkpoint(options_.out_dir, step_, data);
+  try {
+    last_checkpoint_ = save_checkpoint(options_.out_dir, step_, data);
+  } catch (const NonFiniteTensor& error) {
+    stop_non_finite(error.found);
+  }
   progress_.message("checkpoint: " + last_checkpoint_ + " (" + measured + ")");
 }
 
