@@ -32,7 +32,8 @@ GPT::GPT(const GPTConfig& c, Generator& generator) : config_(c) {
                                      std::make_shared<nn::EncoderLayer>(block, generator)));
   final_norm = register_module("final_norm",
                                std::make_shared<nn::LayerNorm>(c.d_model));
-  // GPT-2's initialisation (gpt.h).
+  // GPT-2's initialisation (gpt.h); none for a model about to be loaded.
+  if (generator.skips_tensor_draws()) return;
   const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.layers));
   for (auto& [name, parameter] : named_parameters()) {
     Variable handle = parameter;
