@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 #include "tensor/durable_write.h"
 #include "tensor/safetensors_dtypes.h"
@@ -282,6 +283,14 @@ void check_names(const std::string& path, const NamedTensors& tensors) {
   }
 }
 
+// The bytes of a contiguous tensor, as they lie in its storage.
+std::string_view bytes_of(const Tensor& contiguous) {
+  const std::size_t element = dtype_size(contiguous.dtype());
+  return {static_cast<const char*>(contiguous.storage()->data()) +
+              static_cast<std::size_t>(contiguous.offset()) * element,
+          static_cast<std::size_t>(contiguous.numel()) * element};
+}
+
 }  // namespace
 
 void save_safetensors(const std::string& path, const NamedTensors& tensors,
@@ -329,16 +338,9 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
     file.write(reinterpret_cast<const char*>(length_bytes), 8);
     file.write(header_text.data(), header_text.size());
     for (std::size_t i = 0; i < contiguous.size(); ++i) {
-      const Tensor& tensor = contiguous[i];
-      if (!tensor.defined()) {
-        file.write(narrowed[i].data(), narrowed[i].size());
-        continue;
-      }
-      const std::size_t nbytes =
-          static_cast<std::size_t>(tensor.numel()) * dtype_size(tensor.dtype());
-      const char* bytes = static_cast<const char*>(tensor.storage()->data()) +
-                          static_cast<std::size_t>(tensor.offset()) * dtype_size(tensor.dtype());
-      file.write(bytes, nbytes);
+      const std::string_view bytes =
+          contiguous[i].defined() ? bytes_of(contiguous[i]) : std::string_view(narrowed[i]);
+      file.write(bytes.data(), bytes.size());
     }
     file.commit();
   } catch (const std::runtime_error& error) {
