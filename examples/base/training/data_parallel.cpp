@@ -91,15 +91,14 @@ std::string DataParallel::summary(int64_t steps, double seconds,
                   static_cast<double>(numbers) / 1e6);
     buckets += one;
   }
-  char text[300];
+  char text[200];
   std::snprintf(text, sizeof text,
                 "data parallel: %d processes, communication %.2f s of %.1f s (%.1f ms a step, "
-                "%.1f%%), %.0f%% of it hidden behind backward; %lld bucket(s) (%s M numbers)",
+                "%.1f%%), %.0f%% of it hidden behind backward; ",
                 size(), communication, seconds,
                 steps > 0 ? 1e3 * communication / static_cast<double>(steps) : 0.0,
-                seconds > 0 ? 100 * communication / seconds : 0.0, 100 * hidden,
-                static_cast<long long>(reducer.buckets()), buckets.c_str());
-  return text;
+                seconds > 0 ? 100 * communication / seconds : 0.0, 100 * hidden);
+  return text + std::to_string(reducer.buckets()) + " bucket(s) (" + buckets + " M numbers)";
 }
 
 }  // namespace atencion::examples
