@@ -4,7 +4,7 @@
 # itself and the folders below it, in this order:
 #   tensor/  <  autograd/  <  nn/  <  examples/base/io/
 #     <  examples/base/{data,checkpoints,pages,cli}/ (none of these four includes another)
-#     <  examples/base/{training,serve}/  <  a family: examples/<name>/ (no family includes another)
+#     <  examples/base/{training,serve,decoding}/  <  a family: examples/<name>/ (no family includes another)
 # Exits 1 naming each include that points up or sideways.
 set -euo pipefail
 source_dir=${1:?usage: includes_point_down.sh SOURCE_DIR}
@@ -30,7 +30,7 @@ rank_of() {
   case $1 in
     tensor) echo 0 ;; autograd) echo 1 ;; nn) echo 2 ;; base/io) echo 3 ;;
     base/data | base/checkpoints | base/pages | base/cli) echo 4 ;;
-    base/training | base/serve) echo 5 ;; family/*) echo 6 ;;
+    base/training | base/serve | base/decoding) echo 5 ;; family/*) echo 6 ;;
     *) echo 99 ;;
   esac
 }
