@@ -46,7 +46,7 @@ refused "--beam: Value 100000000 not in range 1 to 64" translate --beam 10000000
 refused "--beam: Value 0 not in range 1 to 64" eval --beam 0
 refused "--temperature requires --sample" translate --temperature 0.5 "Hola."
 refused "--seed requires --sample" eval --seed 3
-refused "--sample excludes --beam" translate --sample --beam 2 "Hola."
+refused "--beam excludes --sample" translate --sample --beam 2 "Hola."
 refused "--top-p: must be above 0, not 0" translate --sample --top-p 0 "Hola."
 refused "--top-k: must be at least 0, not -1" eval --sample --top-k -1
 refused "--data: File is actually a directory: $work/a-directory" train --data "$work/a-directory"
