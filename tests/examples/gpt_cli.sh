@@ -79,8 +79,8 @@ refused "--top-p: must be above 0, not 0" "$binary" sample --model "$run" --top-
 refused "--temperature: must be at least 0, not -1" "$binary" sample --model "$run" --temperature -1 x
 refused "--top-k: must be at least 0, not -2" "$binary" sample --model "$run" --top-k -2 x
 refused "--max-new-tokens: must be at least 0, not -5" "$binary" sample --model "$run" --max-new-tokens -5 x
-refused "--beam excludes --temperature" "$binary" sample --model "$run" --beam 2 --temperature 0.5 x
-refused "--beam excludes --seed" "$binary" sample --model "$run" --beam 2 --seed 3 x
+refused "--temperature excludes --beam" "$binary" sample --model "$run" --beam 2 --temperature 0.5 x
+refused "--seed excludes --beam" "$binary" sample --model "$run" --beam 2 --seed 3 x
 refused "--beam: Value 0 not in range 1 to 64" "$binary" sample --model "$run" --beam 0 x
 printf 'ab\xff' > "$work/bad.txt"
 refused "gpt2 tokens: the text is not valid UTF-8 (byte offset 2)" \
