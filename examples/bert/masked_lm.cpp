@@ -12,6 +12,7 @@
 #include "bert/masking.h"
 #include "nn/loss.h"
 #include "bert/bert_weights.h"
+#include "nn/eval_scope.h"
 #include "nn/masks.h"
 #include "tensor/ops.h"
 
@@ -181,9 +182,7 @@ std::vector<std::vector<std::vector<Guess>>> MaskedLanguageModel::fill_mask(
 MaskedScore score_masked(const MaskedLanguageModel& lm,
                          const std::vector<std::vector<int64_t>>& sentences, uint64_t seed,
                          int64_t max_tokens) {
-  NoGradGuard no_grad;
-  const bool was_training = lm.model->is_training();
-  lm.model->eval();
+  nn::EvalScope evaluating(*lm.model);
   double total_loss = 0;
   int64_t correct = 0, masked = 0;
   for (size_t start = 0; start < sentences.size();) {
@@ -211,7 +210,6 @@ MaskedScore score_masked(const MaskedLanguageModel& lm,
     for (int64_t i = 0; i < count; ++i) correct += static_cast<int64_t>(best[i]) == targets[i];
     masked += count;
   }
-  if (was_training) lm.model->train();
   if (masked == 0) return {};
   return {total_loss / static_cast<double>(masked),
           static_cast<double>(correct) / static_cast<double>(masked), masked};

@@ -91,11 +91,13 @@ Variable GPT::loss(const Tensor& ids, const Tensor& targets) {
                                   targets);
 }
 
-std::vector<nn::KeyValueCache> GPT::make_cache(int64_t rows, int64_t positions) const {
+std::vector<nn::KeyValueCache> GPT::make_cache(int64_t rows, int64_t positions,
+                                               int64_t max_rows) const {
   std::vector<nn::KeyValueCache> cache;
   const int64_t head_dim = config_.d_model / config_.heads;
   for (size_t i = 0; i < layers.size(); ++i)
-    cache.emplace_back(rows, rows, config_.heads, std::min(positions, config_.context), head_dim,
+    cache.emplace_back(rows, std::max(rows, max_rows), config_.heads,
+                       std::min(positions, config_.context), head_dim,
                        token_embedding->weight.dtype());
   return cache;
 }

@@ -60,8 +60,10 @@ class GPT : public nn::Module {
   // given ids, computed without holding the logits (nn::linear_cross_entropy).
   Variable loss(const Tensor& ids, const Tensor& targets);
 
-  // One empty cache per layer, room for `positions` (≤ context) positions of `rows` sequences.
-  std::vector<nn::KeyValueCache> make_cache(int64_t rows, int64_t positions) const;
+  // One empty cache per layer, room for `positions` (≤ context) positions of `rows` sequences,
+  // and for up to `max_rows` after a reorder (beam search; 0: rows).
+  std::vector<nn::KeyValueCache> make_cache(int64_t rows, int64_t positions,
+                                            int64_t max_rows = 0) const;
 
   std::string type_name() const override;
   const GPTConfig& config() const { return config_; }

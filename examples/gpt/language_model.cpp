@@ -7,6 +7,7 @@
 
 #include "autograd/variable.h"
 #include "gpt/gpt2_weights.h"
+#include "nn/eval_scope.h"
 #include "nn/loss.h"
 
 namespace atencion::examples::gpt {
@@ -62,15 +63,12 @@ CheckpointData LanguageModel::to_checkpoint() const {
 }
 
 LanguageModel::Score LanguageModel::score(const std::vector<TokenBatch>& batches) const {
-  NoGradGuard no_grad;
-  const bool was_training = model->is_training();
-  model->eval();
+  nn::EvalScope evaluating(*model);
   Score total;
   for (const TokenBatch& batch : batches) {
     total.nats += model->loss(batch.ids, batch.targets).item() * static_cast<double>(batch.tokens());
     total.predictions += batch.tokens();
   }
-  if (was_training) model->train();
   return total;
 }
 

@@ -11,7 +11,7 @@ namespace atencion::examples::translate {
 
 explorer::Sentence attention_maps(const Translator& translator, const std::string& sentence) {
   const std::vector<int64_t> source_ids = translator.source_tokenizer.encode(sentence);
-  const std::vector<int64_t> target_ids = nn::decode(
+  const std::vector<int64_t> target_ids = decoding::decode(
       *translator.model, {source_ids}, decode_options(1, translator.config.max_len - 1))[0];
   return attention_maps(translator, sentence, source_ids, target_ids);
 }

@@ -10,6 +10,7 @@
 #include "base/io/json_fields.h"
 #include "base/training/optimizer_settings.h"
 #include "base/training/session.h"
+#include "nn/eval_scope.h"
 #include "translate/data.h"
 #include "translate/translator.h"
 
@@ -79,8 +80,7 @@ class TranslationTask : public TrainingTask {
 
   // Mean cross-entropy (no smoothing) per target piece over the dev pairs, in eval mode.
   double evaluation_loss() override {
-    NoGradGuard no_grad;
-    translator_.model->eval();
+    nn::EvalScope evaluating(*translator_.model);
     double total = 0;
     int64_t tokens = 0;
     for (const auto& indices : plan_epoch(dev_examples_, batch_options_, 0, 0)) {
@@ -89,7 +89,6 @@ class TranslationTask : public TrainingTask {
       total += translator_.loss(to_tensors(batch), 0.0).item() * static_cast<double>(batch_tokens);
       tokens += batch_tokens;
     }
-    translator_.model->train();
     return tokens > 0 ? total / static_cast<double>(tokens) : 0.0;
   }
 
