@@ -2,8 +2,6 @@
 // gemm_reference, on odd shapes, every transpose combination, padded leading dimensions,
 // accumulation, batches with broadcasting, both element types, every micro-kernel this CPU
 // runs, and the same bits with 1 and 2 threads.
-#include <omp.h>
-
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +13,7 @@
 
 #include "tensor/gemm.h"
 #include "tensor/gemm_kernel.h"
+#include "tensor/threads.h"
 
 using atencion::GemmShape;
 namespace detail = atencion::gemm_detail;
@@ -164,13 +163,13 @@ int64_t count_far_apart(const std::vector<T>& fast, const std::vector<T>& refere
   return far_apart;
 }
 
-// Runs `body` with omp_set_num_threads(threads), restoring the previous setting.
+// Runs `body` with set_num_threads(threads), restoring the previous setting.
 template <typename Body>
 void with_threads(int threads, Body body) {
-  const int before = omp_get_max_threads();
-  omp_set_num_threads(threads);
+  const int before = atencion::num_threads();
+  atencion::set_num_threads(threads);
   body();
-  omp_set_num_threads(before);
+  atencion::set_num_threads(before);
 }
 
 }  // namespace
