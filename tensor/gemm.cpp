@@ -332,6 +332,23 @@ void direct_part(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, c
     direct_block(kernel, s, a, b, c, accumulate, 0, s.m, begin, end);
 }
 
+// ---- one row: what decoding a token computes ---------------------------------------------
+// Lesson: docs/performance.md#one-row-products
+// A product of one row reads each value of B once: no packing, B read where it is stored
+// (the kernel's `row`, tensor/gemm_row_avx2.cpp), the threads splitting C's columns in runs of
+// 64, a few runs per thread. The same bits as the blocked product's row (gemm_kernel.h).
+template <typename T>
+void row_product(const MicroKernel<T>& kernel, const Blocking& blocking, const GemmShape& s,
+                 const T* a, const T* b, T* c, bool accumulate, int threads) {
+  constexpr int64_t run = 64;
+  const int64_t tasks = std::min<int64_t>(ceil_div(s.n, run), 4 * threads);
+  parallel_tasks(tasks, threads, [&](int64_t task) {
+    int64_t begin, end;
+    split(s.n, run, static_cast<int>(tasks), static_cast<int>(task), begin, end);
+    if (begin < end) kernel.row(s, a, b, c, accumulate, blocking.kc, begin, end);
+  });
+}
+
 // `batch` products, product i at the pointers where(i) = {A, B, C}: whole products per thread
 // when the batch splits evenly (or finely enough), and there is enough work for more than one
 // thread; otherwise one product after another, each split over the threads. A shared C
@@ -414,6 +431,8 @@ void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, con
   const int64_t work = s.m * s.n * s.k;
   threads = static_cast<int>(std::clamp<int64_t>(work / min_work_per_thread, 1, threads));
   const Blocking blocking = blocking_for(kernel);
+  if (s.m == 1 && kernel.row)
+    return row_product(kernel, blocking, s, a, b, c, accumulate, threads);
   if (runs_direct(kernel, blocking, s)) {
     const DirectSplit how = direct_split(kernel, s, threads);
     if (threads == 1) return direct_part(kernel, s, a, b, c, accumulate, {how.rows, 1}, 0);
