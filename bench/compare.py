@@ -20,6 +20,7 @@ in a process (a training step), and the page faults and system time of atencion'
     /usr/bin/python3 bench/compare.py --build build --filter 'matmul/(512|1024)' --rounds 5
     /usr/bin/python3 bench/compare.py --build build --threads 16 --sweep --filter mha   # 1..16
     /usr/bin/python3 bench/compare.py --build build --filter attention_long --rounds 3
+    /usr/bin/python3 bench/compare.py --build build --busy 2 --filter mha   # a busy loop per core
 
 The parts, one job each, are in bench/comparison/: cases.py (what is measured; how to add a
 case), torch_setups.py and openblas_setups.py (the baselines' side of each case), backends.py
@@ -40,6 +41,8 @@ from comparison.cases import CASES, PEAK_ONE_THREAD, Case, peak_name
 from comparison.processes import measure, sweep_counts, worker
 from comparison.tables import (counters_table, long_table, rss_table, settings_table, spread,
                                sweep_table, table)
+
+import busy_loops  # bench/busy_loops.py, beside this file
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -78,6 +81,8 @@ def main() -> None:
                         help="rounds over both sides, alternating their order (at least 3)")
     parser.add_argument("--min-time", type=float, default=0.3,
                         help="seconds each case runs per round")
+    parser.add_argument("--busy", type=int, default=0,
+                        help="run every round beside this many busy loops (bench/busy_loops.py)")
     parser.add_argument("--all-settings", action="store_true",
                         help="also print every baseline setting's figure, not only the best")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -97,9 +102,10 @@ def main() -> None:
     cases += [c for c in CASES if c.name in peaks]  # the peak heads every table
 
     counts = sweep_counts(args.threads) if args.sweep else [args.threads]
-    by_count = {threads: measure(cases if threads == args.threads
-                                 else [c for c in cases if c.threaded], args, threads)
-                for threads in counts}
+    with busy_loops.running(args.busy):
+        by_count = {threads: measure(cases if threads == args.threads
+                                     else [c for c in cases if c.threaded], args, threads)
+                    for threads in counts}
     measured, all_backends = by_count[args.threads], backends(args.threads)
 
     print(f"{cpu_model()}, {os.cpu_count()} logical cores; PyTorch {torch_version()}")
@@ -110,7 +116,8 @@ def main() -> None:
                   f"(min {value[0]:.1f}, max {value[2]:.1f})")
     print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {args.threads} threads, "
           f"{args.rounds} rounds of {args.min_time} s per case, the two sides in alternating "
-          f"order; each cell is median (min–max) over the rounds\n")
+          f"order; each cell is median (min–max) over the rounds"
+          + (f"; beside {args.busy} busy loops" if args.busy else "") + "\n")
     print(table(cases, measured.rounds, all_backends, peak_all_threads))
     long_inputs = long_table(cases, measured.rounds, measured.peak_rss, all_backends)
     if long_inputs:

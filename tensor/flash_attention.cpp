@@ -10,8 +10,6 @@
 // The small products of each tile are tensor/gemm.h's kernel, called on one thread.
 #include "tensor/flash_attention.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -423,8 +421,7 @@ void for_each_task(int64_t count, int64_t work, Fn&& task) {
     for (int64_t t = 0; t < count; ++t) task(t);
     return;
   }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-  for (int64_t t = 0; t < count; ++t) task(t);
+  parallel_tasks(count, threads, task);
 }
 
 }  // namespace

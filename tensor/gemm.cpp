@@ -7,8 +7,6 @@
 // gemm_pack.h); the functions of tensor/gemm.h, at the end, each call it once.
 #include "tensor/gemm.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -135,8 +133,8 @@ int64_t round_up(int64_t value, int64_t multiple) {
 constexpr int64_t min_work_per_thread = 64 * 64 * 64;
 
 // OMP_NUM_THREADS or atencion::set_num_threads, never more than the cores, and one thread when
-// called from inside a parallel region (the caller already splits the work).
-int available_threads() { return omp_in_parallel() ? 1 : num_threads(); }
+// called from inside a task or an OpenMP region (the caller already splits the work).
+int available_threads() { return detail::in_parallel_task() ? 1 : num_threads(); }
 
 // [begin, end) of part `part` of `parts` over `length`, cut at multiples of `unit`.
 void split(int64_t length, int64_t unit, int parts, int part, int64_t& begin, int64_t& end) {
@@ -203,36 +201,34 @@ void multiply_chunk(const MicroKernel<T>& kernel, const GemmShape& s, const T* a
   }
 }
 
-// The five loops of docs/performance.md#blocking-for-the-caches, as thread `me` of a team of
-// `team` runs them (every thread walks the same blocks). A team of one runs them without a
-// single OpenMP directive: it may be a thread of another team (gemm_batched), where a
-// worksharing loop would bind to that team, and a barrier costs a system call even alone.
+// The five loops of docs/performance.md#blocking-for-the-caches, on `threads` threads (the
+// pool of tensor/threads.h): for each block, the packing of op(B) as tasks of a few panels
+// each, then the chunks of C as tasks. A thread the machine pauses holds back at most the one
+// task it took; a team of one runs every task itself, in order.
 template <typename T>
 void blocked_product(const MicroKernel<T>& kernel, const Blocking& blocking, const GemmShape& s,
-                     const T* a, const T* b, T* c, bool accumulate, T* packed_b, int team,
-                     int me) {
+                     const T* a, const T* b, T* c, bool accumulate, T* packed_b, int threads) {
   for (int64_t jc = 0; jc < s.n; jc += blocking.nc) {  // columns of C, step nc
     const int64_t nc = std::min(blocking.nc, s.n - jc);
-    const Chunks chunks = chunks_for(kernel, blocking, s.m, nc, team);
+    const Chunks chunks = chunks_for(kernel, blocking, s.m, nc, threads);
+    const int64_t pack_tasks = std::min<int64_t>(ceil_div(nc, kernel.nr), 4 * threads);
     for (int64_t pc = 0; pc < s.k; pc += blocking.kc) {  // a block of the sum
       const BBlock<T> block{jc, nc, pc, std::min(blocking.kc, s.k - pc), packed_b,
                             accumulate || pc > 0};
-      // pack_b: op(B)[pc:pc+kc, jc:jc+nc], this thread's run of whole panels.
-      int64_t first_col, last_col;
-      split(nc, kernel.nr, team, me, first_col, last_col);
-      if (first_col < last_col)
-        pack_b(s, b, pc, block.kc, jc + first_col, last_col - first_col, kernel.nr,
-               packed_b + first_col * block.kc);
-      if (team == 1) {
-        for (int64_t chunk = 0; chunk < chunks.count(); ++chunk)
-          multiply_chunk(kernel, s, a, c, block, chunks, chunk);
-        continue;
-      }
-#pragma omp barrier  // the B block is whole
-#pragma omp for schedule(dynamic, 1)
-      for (int64_t chunk = 0; chunk < chunks.count(); ++chunk)
+      // pack_b: op(B)[pc:pc+kc, jc:jc+nc], a run of whole panels per task.
+      parallel_tasks(pack_tasks, threads, [&](int64_t task) {
+        int64_t first_col, last_col;
+        split(nc, kernel.nr, static_cast<int>(pack_tasks), static_cast<int>(task), first_col,
+              last_col);
+        if (first_col < last_col)
+          pack_b(s, b, pc, block.kc, jc + first_col, last_col - first_col, kernel.nr,
+                 packed_b + first_col * block.kc);
+      });
+      // (every packing task has ended: the B block is whole)
+      parallel_tasks(chunks.count(), threads, [&](int64_t chunk) {
         multiply_chunk(kernel, s, a, c, block, chunks, chunk);
-      // (the end of the loop waits for every thread: B is packed again only after that)
+      });
+      // (every chunk has ended: B is packed again only after that)
     }
   }
 }
@@ -303,23 +299,54 @@ void direct_block(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, 
   }
 }
 
-// Thread `me` of `team` takes a run of whole column panels (each thread then packs only its
-// own columns of B, where B is packed) or, when there are more row panels than column panels,
-// a run of row panels: always where B is not packed, and where it is, when there are fewer
-// column panels than threads (x·Wᵀ of a layer with few outputs: split by columns, most
-// threads would have none; each packs all of op(B) instead, at most 256·256 values).
+// Part `part` of `parts` is a run of whole column panels (each part then packs only its own
+// columns of B, where B is packed) or, when there are more row panels than column panels, a run
+// of row panels: always where B is not packed, and where it is, when there are fewer column
+// panels than threads (x·Wᵀ of a layer with few outputs: split by columns, most threads would
+// have none; each part packs all of op(B) instead, at most 256·256 values).
+struct DirectSplit {
+  bool rows;
+  int parts;
+};
+
 template <typename T>
-void direct_product(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b,
-                    T* c, bool accumulate, int team, int me) {
+DirectSplit direct_split(const MicroKernel<T>& kernel, const GemmShape& s, int threads) {
   const int64_t row_panels = ceil_div(s.m, kernel.mr), col_panels = ceil_div(s.n, kernel.nr);
-  const bool split_rows = row_panels > col_panels && (!packs_b(s) || col_panels < team);
-  int64_t begin = 0, end = split_rows ? s.m : s.n;
-  if (team > 1) split(end, split_rows ? kernel.mr : kernel.nr, team, me, begin, end);
+  const bool rows = row_panels > col_panels && (!packs_b(s) || col_panels < threads);
+  // A few parts per thread, so that a thread the machine pauses holds back a small share; but
+  // only two where every part packs all of op(B).
+  const int64_t panels = rows ? row_panels : col_panels;
+  const int per_thread = rows && packs_b(s) ? 2 : 4;
+  return {rows, static_cast<int>(std::clamp<int64_t>(panels, 1, per_thread * threads))};
+}
+
+template <typename T>
+void direct_part(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
+                 bool accumulate, DirectSplit how, int part) {
+  int64_t begin = 0, end = how.rows ? s.m : s.n;
+  split(end, how.rows ? kernel.mr : kernel.nr, how.parts, part, begin, end);
   if (begin >= end) return;
-  if (split_rows)
+  if (how.rows)
     direct_block(kernel, s, a, b, c, accumulate, begin, end, 0, s.n);
   else
     direct_block(kernel, s, a, b, c, accumulate, 0, s.m, begin, end);
+}
+
+// ---- one row: what decoding a token computes ---------------------------------------------
+// Lesson: docs/performance.md#one-row-products
+// A product of one row reads each value of B once: no packing, B read where it is stored
+// (the kernel's `row`, tensor/gemm_row_avx2.cpp), the threads splitting C's columns in runs of
+// 64, a few runs per thread. The same bits as the blocked product's row (gemm_kernel.h).
+template <typename T>
+void row_product(const MicroKernel<T>& kernel, const Blocking& blocking, const GemmShape& s,
+                 const T* a, const T* b, T* c, bool accumulate, int threads) {
+  constexpr int64_t run = 64;
+  const int64_t tasks = std::min<int64_t>(ceil_div(s.n, run), 4 * threads);
+  parallel_tasks(tasks, threads, [&](int64_t task) {
+    int64_t begin, end;
+    split(s.n, run, static_cast<int>(tasks), static_cast<int>(task), begin, end);
+    if (begin < end) kernel.row(s, a, b, c, accumulate, blocking.kc, begin, end);
+  });
 }
 
 // `batch` products, product i at the pointers where(i) = {A, B, C}: whole products per thread
@@ -347,11 +374,12 @@ void batched_product(const GemmShape& s, int64_t batch, Where where, bool shared
   // that the machine pauses takes fewer of them instead of holding the others back (as the
   // chunks of blocked_product). Each product is still one thread's, whole.
   const int64_t run = std::max<int64_t>(1, batch / (8 * threads));
-#pragma omp parallel for schedule(dynamic, run) num_threads(threads)
-  for (int64_t i = 0; i < batch; ++i) {
-    const auto [a, b, c] = where(i);
-    gemm_with(kernel, s, a, b, c, accumulate, 1);
-  }
+  parallel_tasks(ceil_div(batch, run), threads, [&](int64_t task) {
+    for (int64_t i = task * run; i < std::min(batch, (task + 1) * run); ++i) {
+      const auto [a, b, c] = where(i);
+      gemm_with(kernel, s, a, b, c, accumulate, 1);
+    }
+  });
 }
 
 template <typename T>
@@ -403,19 +431,19 @@ void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, con
   const int64_t work = s.m * s.n * s.k;
   threads = static_cast<int>(std::clamp<int64_t>(work / min_work_per_thread, 1, threads));
   const Blocking blocking = blocking_for(kernel);
+  if (s.m == 1 && kernel.row)
+    return row_product(kernel, blocking, s, a, b, c, accumulate, threads);
   if (runs_direct(kernel, blocking, s)) {
-    if (threads == 1) return direct_product(kernel, s, a, b, c, accumulate, 1, 0);
-#pragma omp parallel num_threads(threads)
-    direct_product(kernel, s, a, b, c, accumulate, omp_get_num_threads(), omp_get_thread_num());
+    const DirectSplit how = direct_split(kernel, s, threads);
+    if (threads == 1) return direct_part(kernel, s, a, b, c, accumulate, {how.rows, 1}, 0);
+    parallel_tasks(how.parts, threads, [&](int64_t part) {
+      direct_part(kernel, s, a, b, c, accumulate, how, static_cast<int>(part));
+    });
     return;
   }
   T* packed_b = b_buffer<T>().get(round_up(std::min(blocking.nc, s.n), kernel.nr) *
                                   std::min(blocking.kc, s.k));
-  if (threads == 1)
-    return blocked_product(kernel, blocking, s, a, b, c, accumulate, packed_b, 1, 0);
-#pragma omp parallel num_threads(threads)
-  blocked_product(kernel, blocking, s, a, b, c, accumulate, packed_b, omp_get_num_threads(),
-                  omp_get_thread_num());
+  blocked_product(kernel, blocking, s, a, b, c, accumulate, packed_b, threads);
 }
 
 template void gemm_with(const MicroKernel<float>&, const GemmShape&, const float*, const float*,

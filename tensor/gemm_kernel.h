@@ -36,6 +36,13 @@ using DirectTileFunction = void (*)(int64_t k, const T* a, int64_t a_row_stride,
                                     int64_t a_step_stride, const T* b, int64_t ldb, T* c,
                                     int64_t ldc, int cols, bool accumulate);
 
+// One row of C (m = 1), columns [col_begin, col_end): C[0, j] (+)= sum_p op(A)[0, p] · op(B)[p, j]
+// with op(B) read once where it is stored, the sum cut into blocks of kc steps as the blocked
+// product cuts it: the same bits as `tile` (tensor/gemm_row_avx2.cpp).
+template <typename T>
+using RowFunction = void (*)(const GemmShape& s, const T* a, const T* b, T* c, bool accumulate,
+                             int64_t kc, int64_t col_begin, int64_t col_end);
+
 // One instruction set's kernel: the register tile mr x nr and one function per row count
 // (tile[rows - 1] handles the last, shorter row panel of C without a copy). `direct`, where the
 // kernel has it (null otherwise), is indexed [vectors - 1][rows - 1][partial]: nr / width
@@ -47,6 +54,7 @@ struct MicroKernel {
   TileFunction<T> tile[16];
   int width = 0;  // SIMD lanes of T; 0: no direct tiles, every product packs (tests compare)
   DirectTileFunction<T> direct[2][16][2] = {};
+  RowFunction<T> row = nullptr;  // where the kernel has one (float, with fused multiply-adds)
 };
 
 // Each returns false (and leaves `out` alone) when the CPU lacks the instruction set.
@@ -55,6 +63,9 @@ bool avx512_kernel(MicroKernel<double>& out);
 bool avx2_kernel(MicroKernel<float>& out);
 bool avx2_kernel(MicroKernel<double>& out);
 void generic_kernel(MicroKernel<float>& out);
+// The one-row product of the AVX2 and AVX-512 float kernels (both fuse their multiply-adds).
+void avx2_row_product(const GemmShape& s, const float* a, const float* b, float* c,
+                      bool accumulate, int64_t kc, int64_t col_begin, int64_t col_end);
 void generic_kernel(MicroKernel<double>& out);
 
 // The best kernel this CPU runs (chosen once, on first use). ATENCION_GEMM_KERNEL=generic,

@@ -197,6 +197,7 @@ bool cpu_has_avx2() {
 bool avx2_kernel(MicroKernel<float>& out) {
   if (!cpu_has_avx2()) return false;
   fill<Lanes256f, 6, 2>(out, std::make_index_sequence<6>{});
+  out.row = &avx2_row_product;
   return true;
 }
 

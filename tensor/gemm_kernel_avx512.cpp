@@ -191,6 +191,7 @@ bool cpu_has_avx512() {
 bool avx512_kernel(MicroKernel<float>& out) {
   if (!cpu_has_avx512()) return false;
   fill<Lanes512f, 14, 2>(out, "avx512", std::make_index_sequence<14>{});
+  out.row = &avx2_row_product;
   return true;
 }
 

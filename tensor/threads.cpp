@@ -1,30 +1,222 @@
-// tensor/threads.cpp — how many OpenMP threads the kernels use.
-// Lesson: docs/01-tensor.md#broadcasting (kernels split their outputs between threads) and
-// docs/performance.md
+// tensor/threads.cpp — how many threads the kernels use, and the pool that runs their tasks.
+// Lesson: docs/performance.md#threads-on-a-busy-machine
 //
-// The default is OpenMP's own (OMP_NUM_THREADS if set, else one per core), never more than the
-// machine's cores: oversubscribing a shared machine only makes every kernel slower.
+// Why a pool of our own and not an OpenMP parallel region: a region ends at a barrier that every
+// thread of the team must reach, so on a machine whose cores are busy with other programs each
+// region waits for the scheduler to give the slowest thread its core back (a few milliseconds,
+// hundreds of times per training step). Here the caller and the workers take tasks from one
+// counter, and the caller waits only for the tasks already taken (tensor/threads.h).
+#include "tensor/threads.h"
+
+#include <immintrin.h>
 #include <omp.h>
+#include <sched.h>
 
 #include <algorithm>
-
-#include "tensor/threads.h"
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <string>
+#include <thread>
 
 namespace atencion {
 
 namespace {
 
-// The cores this process may run on, asked once: omp_get_num_procs() makes a system call
-// (sched_getaffinity) every time, and num_threads() is asked by every parallel loop.
+// ---- how many cores ---------------------------------------------------------------------
+
+int affinity_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return std::max(1, omp_get_num_procs());
+  return std::max(1, CPU_COUNT(&set));
+}
+
+// The cgroup v2 CPU quota, in cores rounded up (a container limited to 1.5 CPUs: 2), or 0 when
+// none is set or the file cannot be read. /proc/self/cgroup names the group ("0::/a/b").
+int cgroup_cores() {
+  std::ifstream groups("/proc/self/cgroup");
+  std::string line, path;
+  while (std::getline(groups, line))
+    if (line.rfind("0::", 0) == 0) path = line.substr(3);
+  for (const std::string& dir : {"/sys/fs/cgroup" + path, std::string("/sys/fs/cgroup")}) {
+    std::ifstream limit(dir + "/cpu.max");
+    std::string quota;
+    double period = 0;
+    if (!(limit >> quota >> period)) continue;
+    if (quota == "max" || period <= 0) return 0;
+    const double cores = std::ceil(std::atof(quota.c_str()) / period);
+    return cores >= 1 ? static_cast<int>(cores) : 1;
+  }
+  return 0;
+}
+
+// Asked once: a system call and two files, and num_threads() is asked by every parallel loop.
 int cores() {
-  static const int count = omp_get_num_procs();
+  static const int count = [] {
+    const int quota = cgroup_cores();
+    return quota > 0 ? std::min(quota, affinity_cores()) : affinity_cores();
+  }();
   return count;
 }
 
+std::atomic<int>& thread_setting() {
+  static std::atomic<int> setting{[] {
+    const int wanted = std::getenv("OMP_NUM_THREADS") ? omp_get_max_threads() : cores();
+    return std::clamp(wanted, 1, cores());
+  }()};
+  return setting;
+}
+
+// ---- waiting: spin a little, yielding, then sleep -------------------------------------------
+// A worker that has just finished a task usually gets the next one within microseconds (the next
+// op of the same forward pass), so it spins a while before it sleeps; but it yields its core
+// between checks, so that on a busy machine the spinning costs the others little.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+template <typename Ready>
+bool spin_until(Ready ready) {
+  const auto until = std::chrono::steady_clock::now() + kSpin;
+  for (int round = 1;; ++round) {
+    for (int i = 0; i < 16; ++i) {
+      if (ready()) return true;
+      _mm_pause();
+    }
+    if (round % 4 == 0) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::yield();
+    }
+  }
+}
+
+thread_local bool in_task = false;
+
+// ---- the pool ---------------------------------------------------------------------------
+// One job at a time: `count` tasks, claimed by compare-and-swap on state_ = count << 32 | next.
+// The job's count is in the same word as its next task, so a claim succeeds only on the job that
+// is current: a worker that wakes late, after its job ended and another began, either claims a
+// task of the new one (which is right) or nothing. A job ends when done_ reaches its count; only
+// then may the caller publish the next, so call_ and context_ stay valid while any claimed task
+// runs.
+class Pool {
+ public:
+  void run(int64_t count, int threads, detail::TaskCall call, void* context);
+
+ private:
+  void run_claimed();
+  void worker();
+  void wait_until_done(uint32_t count);
+
+  std::mutex busy_;  // held by the caller whose job this is
+  int workers_ = 0;
+  detail::TaskCall call_ = nullptr;
+  void* context_ = nullptr;
+  std::atomic<uint64_t> state_{0};
+  std::atomic<uint32_t> done_{0};
+  std::atomic<uint32_t> generation_{0};  // a new job was published
+  std::atomic<int> seats_{0};            // workers still allowed to join it
+};
+
+void Pool::run_claimed() {
+  uint64_t state = state_.load(std::memory_order_acquire);
+  for (;;) {
+    const auto total = static_cast<uint32_t>(state >> 32), next = static_cast<uint32_t>(state);
+    if (next >= total) return;
+    if (!state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire))
+      continue;
+    call_(context_, next);
+    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == total) done_.notify_one();
+    state = state_.load(std::memory_order_acquire);
+  }
+}
+
+void Pool::worker() {
+  uint32_t seen = generation_.load(std::memory_order_acquire);
+  for (;;) {
+    if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; }))
+      generation_.wait(seen, std::memory_order_acquire);
+    seen = generation_.load(std::memory_order_acquire);
+    if (seats_.fetch_sub(1, std::memory_order_acq_rel) <= 0) continue;
+    in_task = true;
+    run_claimed();
+    in_task = false;
+  }
+}
+
+void Pool::wait_until_done(uint32_t count) {
+  for (;;) {
+    const uint32_t done = done_.load(std::memory_order_acquire);
+    if (done == count) return;
+    if (!spin_until([&] { return done_.load(std::memory_order_acquire) == count; }))
+      done_.wait(done, std::memory_order_acquire);
+  }
+}
+
+void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context) {
+  std::unique_lock<std::mutex> lock(busy_, std::try_to_lock);
+  if (!lock) {  // another thread of the program has the pool: run this job here
+    for (int64_t i = 0; i < count; ++i) call(context, i);
+    return;
+  }
+  for (; workers_ < threads - 1; ++workers_) std::thread([this] { worker(); }).detach();
+  call_ = call;
+  context_ = context;
+  done_.store(0, std::memory_order_relaxed);
+  seats_.store(threads - 1, std::memory_order_relaxed);
+  state_.store(static_cast<uint64_t>(count) << 32, std::memory_order_release);
+  generation_.fetch_add(1, std::memory_order_release);
+  generation_.notify_all();
+  in_task = true;
+  run_claimed();  // a task that throws ends the program, as in an OpenMP region
+  in_task = false;
+  wait_until_done(static_cast<uint32_t>(count));
+}
+
+// Made once and never destroyed: its workers sleep until the process ends.
+Pool& pool() {
+  static Pool* const instance = new Pool;
+  return *instance;
+}
+
+// OpenMP regions that remain (nn/) wait passively: libgomp reads OMP_WAIT_POLICY once, when it
+// is loaded, before any constructor of ours or main() runs; the functions in .preinit_array run
+// before the constructors of every shared library, so this is the one place to set it. Unset,
+// libgomp spins for up to about a millisecond at every barrier, on a core another program needs.
+void passive_openmp(int, char**, char**) { setenv("OMP_WAIT_POLICY", "passive", 0); }
+[[gnu::section(".preinit_array"), gnu::used]] void (*const set_passive_openmp)(int, char**,
+                                                                               char**) =
+    passive_openmp;
+
 }  // namespace
 
-int num_threads() { return std::clamp(omp_get_max_threads(), 1, cores()); }
+int machine_cores() { return cores(); }
 
-void set_num_threads(int threads) { omp_set_num_threads(std::clamp(threads, 1, cores())); }
+int num_threads() { return thread_setting().load(std::memory_order_relaxed); }
+
+void set_num_threads(int threads) {
+  const int clamped = std::clamp(threads, 1, cores());
+  thread_setting().store(clamped, std::memory_order_relaxed);
+  omp_set_num_threads(clamped);
+}
+
+namespace detail {
+
+bool in_parallel_task() { return in_task || omp_in_parallel(); }
+
+void run_tasks(int64_t count, int threads, TaskCall call, void* context) {
+  if (count <= 0) return;
+  threads = static_cast<int>(std::min<int64_t>(std::clamp(threads, 1, cores()), count));
+  if (threads == 1 || in_parallel_task() || count > UINT32_MAX) {
+    for (int64_t i = 0; i < count; ++i) call(context, i);
+    return;
+  }
+  pool().run(count, threads, call, context);
+}
+
+}  // namespace detail
 
 }  // namespace atencion

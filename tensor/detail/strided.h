@@ -5,8 +5,6 @@
 // Not part of the public API: only tensor/*.cpp include this file.
 #pragma once
 
-#include <omp.h>
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -89,15 +87,22 @@ inline T select(bool mask, T a, T b) {
                                             (std::bit_cast<Bits>(b) & ~all_if_mask)));
 }
 
+// Tasks per thread for a loop split into equal runs: enough that a thread the machine pauses
+// holds back a small share (tensor/threads.h), few enough that each run is long.
+inline constexpr int64_t kTasksPerThread = 4;
+
 // Splits [0, count) over threads when work (count * cost) is large; fn(i) for every i.
 template <typename Fn>
 void parallel_for(int64_t count, int64_t cost_per_item, Fn&& fn) {
-  if (count * cost_per_item < kParallelThreshold || num_threads() == 1 || count < 2) {
+  const int threads = num_threads();
+  if (count * cost_per_item < kParallelThreshold || threads == 1 || count < 2) {
     for (int64_t i = 0; i < count; ++i) fn(i);
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(num_threads())
-  for (int64_t i = 0; i < count; ++i) fn(i);
+  const int64_t tasks = std::min(count, kTasksPerThread * threads);
+  parallel_tasks(tasks, threads, [&](int64_t task) {
+    for (int64_t i = count * task / tasks; i < count * (task + 1) / tasks; ++i) fn(i);
+  });
 }
 
 // A loop nest over `shape` with N stride sets (one per operand), simplified first: size-1 dims
@@ -218,18 +223,15 @@ struct LoopNest {
       return;
     }
     const int64_t total = numel();
-    if (total < kParallelThreshold || num_threads() == 1) {
+    const int threads = num_threads();
+    if (total < kParallelThreshold || threads == 1) {
       for_each_run(0, total, body);
       return;
     }
-#pragma omp parallel num_threads(num_threads())
-    {
-      const int64_t threads = omp_get_num_threads();
-      const int64_t thread = omp_get_thread_num();
-      const int64_t begin = total * thread / threads;
-      const int64_t end = total * (thread + 1) / threads;
-      for_each_run(begin, end, body);
-    }
+    const int64_t tasks = kTasksPerThread * threads;
+    parallel_tasks(tasks, threads, [&](int64_t task) {
+      for_each_run(total * task / tasks, total * (task + 1) / tasks, body);
+    });
   }
 };
 

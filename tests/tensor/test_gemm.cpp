@@ -2,8 +2,6 @@
 // gemm_reference, on odd shapes, every transpose combination, padded leading dimensions,
 // accumulation, batches with broadcasting, both element types, every micro-kernel this CPU
 // runs, and the same bits with 1 and 2 threads.
-#include <omp.h>
-
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
@@ -15,6 +13,7 @@
 
 #include "tensor/gemm.h"
 #include "tensor/gemm_kernel.h"
+#include "tensor/threads.h"
 
 using atencion::GemmShape;
 namespace detail = atencion::gemm_detail;
@@ -164,13 +163,13 @@ int64_t count_far_apart(const std::vector<T>& fast, const std::vector<T>& refere
   return far_apart;
 }
 
-// Runs `body` with omp_set_num_threads(threads), restoring the previous setting.
+// Runs `body` with set_num_threads(threads), restoring the previous setting.
 template <typename Body>
 void with_threads(int threads, Body body) {
-  const int before = omp_get_max_threads();
-  omp_set_num_threads(threads);
+  const int before = atencion::num_threads();
+  atencion::set_num_threads(threads);
   body();
-  omp_set_num_threads(before);
+  atencion::set_num_threads(before);
 }
 
 }  // namespace
@@ -260,6 +259,36 @@ TEMPLATE_TEST_CASE("gemm gives the same bits with 1 and 2 threads", "[gemm][thre
         return reference;
       }(), true);
     }
+}
+
+// A product of one row (decoding a token) reads B where it is stored, split by columns
+// (tensor/gemm_row_avx2.cpp): row 0 of a 3-row product, which packs or runs the direct tiles,
+// must come out with the same bits, at 1 and 2 threads, with sums of one and of several kc
+// blocks, and nothing else of C (rows 1 and 2, the padding) touched.
+TEST_CASE("a one-row product gives the same bits as that row of a larger product",
+          "[gemm][threads]") {
+  for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{
+           {1, 1}, {7, 5}, {50, 300}, {129, 513}, {300, 1000}, {1100, 64}})
+    for (bool trans_a : {false, true})
+      for (bool trans_b : {false, true})
+        for (bool accumulate : {false, true})
+          for (int threads : {1, 2}) {
+            const Case t{3, n, k, trans_a, trans_b, 3};
+            INFO(describe(t) << (accumulate ? " accumulate" : "") << ", " << threads
+                             << " threads");
+            const Operands<float> x = make_operands<float>(t, 500);
+            std::vector<float> three = x.c.values, one = x.c.values;
+            GemmShape row = x.shape;
+            row.m = 1;
+            with_threads(threads, [&] {
+              atencion::gemm(x.shape, x.a.values.data(), x.b.values.data(), three.data(),
+                             accumulate);
+              atencion::gemm(row, x.a.values.data(), x.b.values.data(), one.data(), accumulate);
+            });
+            REQUIRE(std::memcmp(one.data(), three.data(), n * sizeof(float)) == 0);
+            REQUIRE(std::memcmp(one.data() + n, x.c.values.data() + n,
+                                (one.size() - n) * sizeof(float)) == 0);
+          }
 }
 
 // Teams of 2, 3 and 5 threads share each packed block of B and split C into chunks of rows,
@@ -404,6 +433,7 @@ TEMPLATE_TEST_CASE("gemm takes the direct tiles for small products only", "[gemm
   for (auto& by_vectors : counting.direct)
     for (auto& by_rows : by_vectors)
       for (auto& tile : by_rows) tile = &count_direct_call<TestType>;
+  counting.row = nullptr;  // one-row products have a path of their own (the test below)
   const int64_t kc = 1024 / sizeof(TestType);
   const auto takes_direct_path = [&](Case t) {
     const Operands<TestType> x = make_operands<TestType>(t, 1000);
@@ -421,6 +451,35 @@ TEMPLATE_TEST_CASE("gemm takes the direct tiles for small products only", "[gemm
   CHECK_FALSE(takes_direct_path({8, 256 * 256 / kc + 1, kc}));  // op(B) over 256·256 values
   CHECK_FALSE(takes_direct_path({128, 8, 128, true}));  // a transposed A of 128·128 values
   CHECK(takes_direct_path({127, 8, 128, true}));
+}
+
+int row_calls = 0;
+void count_row_call(const GemmShape&, const float*, const float*, float*, bool, int64_t, int64_t,
+                    int64_t) {
+  ++row_calls;
+}
+
+// Where the kernel has a one-row product (AVX2, AVX-512), every product of one row takes it,
+// small or large, and no product of two rows does.
+TEST_CASE("gemm gives products of one row to the kernel's row function", "[gemm]") {
+  detail::MicroKernel<float> counting = kernels_this_cpu_runs<float>().back();
+  if (!counting.row) {
+    WARN("no one-row product on this CPU: nothing to check");
+    return;
+  }
+  counting.row = &count_row_call;
+  const auto takes_row_path = [&](Case t) {
+    const Operands<float> x = make_operands<float>(t, 1100);
+    std::vector<float> c = x.c.values;
+    row_calls = 0;
+    detail::gemm_with(counting, x.shape, x.a.values.data(), x.b.values.data(), c.data(), false,
+                      2);
+    return row_calls > 0;
+  };
+  CHECK(takes_row_path({1, 1, 1}));
+  CHECK(takes_row_path({1, 2304, 768, false, true}));
+  CHECK(takes_row_path({1, 500, 700, true, false}));
+  CHECK_FALSE(takes_row_path({2, 2304, 768, false, true}));
 }
 
 // A small product with enough work for several threads splits its rows (B as stored) or its
