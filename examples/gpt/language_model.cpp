@@ -60,14 +60,18 @@ CheckpointData LanguageModel::to_checkpoint() const {
   return data;
 }
 
-LanguageModel::Score LanguageModel::score(const std::vector<TokenBatch>& batches) const {
+LanguageModel::Score LanguageModel::score(
+    const std::vector<TokenBatch>& batches,
+    const std::function<void(size_t, const Score&)>& after_batch) const {
   NoGradGuard no_grad;
   const bool was_training = model->is_training();
   model->eval();
   Score total;
-  for (const TokenBatch& batch : batches) {
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const TokenBatch& batch = batches[i];
     total.nats += model->loss(batch.ids, batch.targets).item() * static_cast<double>(batch.tokens());
     total.predictions += batch.tokens();
+    if (after_batch) after_batch(i + 1, total);
   }
   if (was_training) model->train();
   return total;
