@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 source tools/packages.sh
 
 ensure_packages "${ATENCION_BUILD_PACKAGES[@]}"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${ATENCION_CMAKE_ARGS[@]}" \
   -DATENCION_BUILD_TESTS=OFF -DATENCION_BUILD_EXAMPLES=ON -DATENCION_BUILD_BENCHMARKS=OFF
 cmake --build build -j2 --target atencion-translate
 

@@ -1,4 +1,4 @@
-# tools/packages.sh — sourced by tools/main.sh and tools/test.sh.
+# tools/packages.sh — sourced by tools/main.sh, tools/test.sh and tools/learn.sh.
 # ensure_packages PKG...: installs, from Debian's archive, those of PKG that are missing.
 # Runs apt-get as root, or through sudo when not root; `apt-get update` only when something
 # is missing; never prompts (DEBIAN_FRONTEND=noninteractive, -y).
@@ -42,3 +42,12 @@ ATENCION_BUILD_PACKAGES=(g++ cmake make pkg-config nlohmann-json3-dev libsentenc
 ATENCION_TEST_PACKAGES=(catch2 libbenchmark-dev chromium python3
                         clang-16 libomp-16-dev libclang-rt-16-dev libfuzzer-16-dev
                         python3-selenium chromium-driver)
+
+# The configure arguments every tools/*.sh passes to cmake: a compiler cache when ccache is
+# installed (not installed by us: Debian's `ccache` package), so that a rebuild after a change,
+# or in a second build tree, compiles only what changed. CCACHE_DISABLE=1 turns it off for one
+# command (the cold build times of the README are measured so).
+ATENCION_CMAKE_ARGS=()
+if command -v ccache > /dev/null; then
+  ATENCION_CMAKE_ARGS+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi

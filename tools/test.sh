@@ -17,7 +17,7 @@ jobs=2
 ensure_packages "${ATENCION_BUILD_PACKAGES[@]}" "${ATENCION_TEST_PACKAGES[@]}"
 
 echo "== Release build (build/) =="
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release \
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release "${ATENCION_CMAKE_ARGS[@]}" \
   -DATENCION_BUILD_TESTS=ON -DATENCION_BUILD_EXAMPLES=ON -DATENCION_BUILD_BENCHMARKS=ON
 cmake --build build -j"$jobs"
 (cd build && ctest --output-on-failure -j"$jobs")

@@ -59,8 +59,11 @@ class MaskedLanguageTask : public TrainingTask {
     const Batch batch = stream_.next();
     const Batch shard = parallel.shard(batch, train_, batch_options_);
     const EncodedBatch whole = masked(batch), mine = masked(shard);
-    for (const int64_t length : batch.source_lengths) pieces_read_ += length;
-    return {lm_.loss(mine), mine.masked, whole.masked};
+    int64_t pieces = 0;
+    for (const int64_t length : batch.source_lengths) pieces += length;
+    pieces_read_ += pieces;
+    // The loss averages over the masked pieces; the speed counts every piece read.
+    return {lm_.loss(mine), mine.masked, whole.masked, pieces};
   }
 
   double evaluation_loss() override {
@@ -75,6 +78,8 @@ class MaskedLanguageTask : public TrainingTask {
 
   const std::vector<std::vector<int64_t>>& held_out() const { return held_out_; }
   int64_t pieces_read() const { return pieces_read_; }  // by this run, [CLS] and [SEP] included
+  // Every piece read, [CLS] and [SEP] included, as the last line's "speed: N pieces/s".
+  const char* speed_unit() const override { return "pieces/s"; }
 
  private:
   EncodedBatch masked(const Batch& batch) const {

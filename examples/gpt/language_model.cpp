@@ -62,12 +62,16 @@ CheckpointData LanguageModel::to_checkpoint() const {
   return data;
 }
 
-LanguageModel::Score LanguageModel::score(const std::vector<TokenBatch>& batches) const {
+LanguageModel::Score LanguageModel::score(
+    const std::vector<TokenBatch>& batches,
+    const std::function<void(size_t, const Score&)>& after_batch) const {
   nn::EvalScope evaluating(*model);
   Score total;
-  for (const TokenBatch& batch : batches) {
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const TokenBatch& batch = batches[i];
     total.nats += model->loss(batch.ids, batch.targets).item() * static_cast<double>(batch.tokens());
     total.predictions += batch.tokens();
+    if (after_batch) after_batch(i + 1, total);
   }
   return total;
 }

@@ -2,6 +2,7 @@
 // Lesson: docs/15-gpt.md
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,12 +23,14 @@ struct LanguageModel {
   // config.json, weights and tokenizer file (the trainer adds the rest).
   CheckpointData to_checkpoint() const;
 
-  // Summed cross-entropy (nats) and predictions over `batches`, in eval mode, no graph.
+  // Summed cross-entropy (nats) and predictions over `batches`, in eval mode, no graph;
+  // `after_batch`, when given, sees the number of batches scored and the sum so far.
   struct Score {
     double nats = 0;
     int64_t predictions = 0;
   };
-  Score score(const std::vector<TokenBatch>& batches) const;
+  Score score(const std::vector<TokenBatch>& batches,
+              const std::function<void(size_t, const Score&)>& after_batch = {}) const;
 };
 
 // Where a model comes from on the command line: --model DIR (a checkpoint) or --gpt2 DIR.

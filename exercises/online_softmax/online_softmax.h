@@ -16,9 +16,8 @@ struct RunningSoftmax {
 };
 
 // Folds the next block of the row's scores into `state`, so that afterwards m is the largest
-// score of every block given so far and l = Σ e^(x_j − m) over all of them:
-//   m_new = max(m, max of the block)
-//   l_new = e^(m − m_new) · l + Σ_{j in block} e^(x_j − m_new)
+// score of every block given so far and l = Σ e^(x_j − m) over all of them (finding how the old
+// l must change when m grows is the exercise).
 // Scores may be −∞ (a masked key: it adds nothing); a row of only −∞ keeps m = −∞ and l = 0.
 // Then softmax(x)_j = e^(x_j − m) / l for the whole row, without the row ever held at once.
 void online_softmax_update(RunningSoftmax& state, const std::vector<double>& block);

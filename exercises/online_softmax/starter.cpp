@@ -1,6 +1,8 @@
-// exercises/online_softmax/starter.cpp — copy me to a file of your own, write
-// online_softmax_update, and run:
-//   tools/exercise.sh online_softmax your_file.cpp
+// exercises/online_softmax/starter.cpp — where the exercise starts
+// (docs/exercises.md#online_softmax). Either way of starting judges the same:
+// `tools/exercise.sh online_softmax` copies me to exercises/online_softmax/mine.cpp (git ignores
+// it) and judges that file; or copy me anywhere and run `tools/exercise.sh online_softmax FILE`.
+// I compile as I am, and my judge fails "not written yet".
 //
 // Hints: everything in l was summed as e^(x − m_old); once the maximum grows to m_new, each term
 // must become e^(x − m_new) = e^(x − m_old) · e^(m_old − m_new) (docs/14-flash-attention.md,

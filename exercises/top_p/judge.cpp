@@ -27,7 +27,18 @@ TEST_CASE("top_p: the most likely token is always kept", "[exercise]") {
 }
 
 TEST_CASE("top_p: equal probabilities are taken in id order", "[exercise]") {
+  // p is never exactly a cumulative sum here (0.25, 0.5, 0.75, 1): that is the next test's job.
   const std::vector<double> tied = {0.25, 0.25, 0.25, 0.25};
   CHECK(exercise::top_p_filter(tied, 0.3) == std::vector<double>{0.25, 0.25, 0, 0});
-  CHECK(exercise::top_p_filter(tied, 0.5) == std::vector<double>{0.25, 0.25, 0, 0});
+  CHECK(exercise::top_p_filter(tied, 0.6) == std::vector<double>{0.25, 0.25, 0.25, 0});
+}
+
+TEST_CASE("top_p: a cumulative sum exactly p stops there (>= p, not > p)", "[exercise]") {
+  // Powers of two, so every sum is exact in a double: 0.5 + 0.25 is 0.75 and no rounding away.
+  const std::vector<double> halves = {0.125, 0.5, 0.125, 0.25};
+  INFO("p = 0.75: the tokens kept before 0.125 already sum to exactly 0.75, which reaches p, so "
+       "0.125 and everything after it go; keeping 0.125 means stopping at `> p` for `>= p`");
+  CHECK(exercise::top_p_filter(halves, 0.75) == std::vector<double>{0, 0.5, 0, 0.25});
+  INFO("p = 0.5: the top token alone is exactly p: it is the whole nucleus");
+  CHECK(exercise::top_p_filter(halves, 0.5) == std::vector<double>{0, 0.5, 0, 0});
 }

@@ -3,8 +3,8 @@
 # headless Chromium rendered it with "#sentence=1&kind=KIND&head=mean&values=scores", the views
 # that check_explorer_dom.py does not: the average over the heads of the scores before the
 # softmax (each cell's title holds the mean of the heads' scores, "masked" where they are
-# null), the piece each decoder row produced on the row's right, and the note that layers and
-# heads count from 0. Prints what it checked; exits 1 on a mismatch.
+# null), the piece each decoder row produced on the row's right, the line on what to look for in
+# that kind of attention, and the note that layers and heads count from 0. Prints what it checked; exits 1 on a mismatch.
 import sys
 
 from check_explorer_dom import TreeBuilder, by_id
@@ -39,6 +39,10 @@ def main(path, kind):
         outputs = [n.all_text() for n in grids[0].find_all("text", "output")]
         if outputs != ["→ " + piece for piece in attention["outputs"]]:
             failures.append(f"row outputs {outputs}, data {attention['outputs']}")
+    guide = by_id(root, "kind-guide").all_text()
+    if "Masked self-attention, lesson 07" not in guide or "above the diagonal" not in guide:
+        failures.append(f"the line on what to look for in masked self-attention is missing: "
+                        f"{guide!r}")
     notes = by_id(root, "notes").all_text()
     if "count from 0" not in notes:
         failures.append(f"the notes do not say that layers and heads count from 0: {notes!r}")

@@ -28,7 +28,44 @@ size_t valid_length_at(std::string_view text, size_t offset) {
   return length;
 }
 
+// Whether the bytes from `offset` to the end are the start of a valid code point cut short:
+// some continuation makes it valid (tried with the second bytes that the range rules allow).
+bool is_cut_short(std::string_view text, size_t offset) {
+  const auto lead = static_cast<unsigned char>(text[offset]);
+  const size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  const size_t have = text.size() - offset;
+  if (length == 1 || have >= length) return false;
+  for (const char second : {'\x80', '\x90', '\xA0', '\xBF'}) {
+    std::string whole(text.substr(offset));
+    if (have == 1) whole += second;
+    whole.append(length - whole.size(), '\x80');
+    if (valid_length_at(whole, 0) == length) return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+size_t escape_for_terminal(std::string_view bytes, bool at_end, std::string& out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  size_t offset = 0;
+  while (offset < bytes.size()) {
+    const size_t length = valid_length_at(bytes, offset);
+    const auto first = static_cast<unsigned char>(bytes[offset]);
+    const bool control = (first < 0x20 && first != '\n' && first != '\t') || first == 0x7F;
+    if (length > 0 && !control) {
+      out.append(bytes.substr(offset, length));
+      offset += length;
+      continue;
+    }
+    if (!at_end && is_cut_short(bytes, offset)) break;  // the rest may still come
+    const auto byte = static_cast<unsigned char>(bytes[offset++]);
+    out += "\\x";
+    out += kHex[byte >> 4];
+    out += kHex[byte & 0xF];
+  }
+  return offset;
+}
 
 std::optional<size_t> find_invalid_utf8(std::string_view text) {
   size_t offset = 0;

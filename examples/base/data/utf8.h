@@ -26,6 +26,15 @@ struct CodePoint {
 };
 CodePoint decode_utf8(std::string_view text, size_t offset);
 
+// For a terminal, which shows a byte that is not UTF-8 as a replacement mark and obeys control
+// characters (a carriage return rewrites the line, an escape starts a command): appends to `out`
+// the valid code points of `bytes` as they are, and as the four characters \xNN (hex) each byte
+// that does not start one and each control character but newline and tab (U+0000..U+001F,
+// U+007F). An incomplete code point at the end is held back, unless `at_end`: the return value is
+// how many bytes were used, so that a caller printing bytes as they arrive (atencion-gpt sample,
+// one byte a token) keeps the rest for next time.
+size_t escape_for_terminal(std::string_view bytes, bool at_end, std::string& out);
+
 // Appends code point `c` (at most U+10FFFF) to `out` in its shortest UTF-8 form.
 void append_utf8(std::string& out, char32_t c);
 

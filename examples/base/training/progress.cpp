@@ -25,9 +25,9 @@ void Progress::update(const ProgressLine& line) {
   if (out_ == nullptr) return;
   char stats[256];
   std::snprintf(stats, sizeof stats,
-                "epoch %lld step %lld loss %.3f lr %.2e %.0f tok/s eta %s",
+                "epoch %lld step %lld loss %.3f lr %.2e %.0f %s eta %s",
                 static_cast<long long>(line.epoch), static_cast<long long>(line.step), line.loss,
-                line.learning_rate, line.tokens_per_second,
+                line.learning_rate, line.tokens_per_second, line.speed_unit,
                 format_duration(line.seconds_left).c_str());
   if (!terminal_) {
     std::fprintf(out_, "%s\n", stats);

@@ -14,6 +14,7 @@ struct ProgressLine {
   double loss = 0;
   double learning_rate = 0;
   double tokens_per_second = 0;
+  const char* speed_unit = "tok/s";  // what tokens_per_second counts, as printed
   double fraction_done = -1;   // 0..1, or -1 when unknown
   double seconds_left = -1;    // -1 when unknown
 };

@@ -144,7 +144,7 @@ void Trainer::account(double loss, const StepLoss& batch, double learning_rate) 
   const double share = parallel_.loss_share(loss, batch.shard_tokens, batch.batch_tokens);
   for (Interval* interval : {&history_interval_, &line_interval_}) {
     interval->loss += share;
-    interval->tokens += batch.batch_tokens;
+    interval->tokens += batch.speed_count >= 0 ? batch.speed_count : batch.batch_tokens;
     ++interval->steps;
   }
   if (step_ % options_.log_every == 0) {
@@ -156,8 +156,8 @@ void Trainer::account(double loss, const StepLoss& batch, double learning_rate) 
   }
 }
 
-// A progress line of the steps in `interval`: their mean loss (over every process), target
-// tokens per second, and how far the run is.
+// A progress line of the steps in `interval`: their mean loss (over every process), the speed
+// (target tokens, or the task's speed_unit(), per second), and how far the run is.
 ProgressLine Trainer::progress_line(const Interval& interval, double learning_rate) const {
   const double seconds = std::chrono::duration<double>(Clock::now() - interval.start).count();
   ProgressLine line;
@@ -166,6 +166,7 @@ ProgressLine Trainer::progress_line(const Interval& interval, double learning_ra
   line.loss = parallel_.sum(interval.loss) / static_cast<double>(interval.steps);
   line.learning_rate = learning_rate;
   line.tokens_per_second = static_cast<double>(interval.tokens) / seconds;
+  line.speed_unit = task_.speed_unit();
   const double per_step =
       (training_seconds() - seconds_before_) / static_cast<double>(step_ - steps_at_start_);
   if (options_.minutes > 0) {

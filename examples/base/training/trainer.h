@@ -76,6 +76,9 @@ struct StepLoss {
   Variable loss;  // a mean over the share's tokens
   int64_t shard_tokens = 0;
   int64_t batch_tokens = 0;
+  // What the progress line's speed counts in the whole batch, in the task's speed_unit():
+  // -1 is batch_tokens (the target tokens the loss scores).
+  int64_t speed_count = -1;
 };
 
 // What a model family gives the trainer.
@@ -101,6 +104,8 @@ class TrainingTask {
   // The model as a checkpoint: config.json (with its "run"), the weights and the family's own
   // files (tokenizers); the trainer adds the optimizer and trainer.json.
   virtual CheckpointData checkpoint() const = 0;
+  // The unit of the progress line's speed (StepLoss::speed_count per second): target tokens.
+  virtual const char* speed_unit() const { return "tok/s"; }
 };
 
 class Trainer {

@@ -1,6 +1,8 @@
 // examples/gpt/commands/sample.cpp — `atencion-gpt sample`: text from a prompt, each token
 // printed as it is drawn, or the best continuation of a beam search (--beam).
 // Lesson: docs/15-gpt.md#sampling
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -8,11 +10,41 @@
 #include <memory>
 
 #include "base/cli/validators.h"
+#include "base/data/utf8.h"
 #include "base/decoding/sampling_options.h"
 #include "gpt/commands/commands.h"
 #include "gpt/language_model.h"
 
 namespace atencion::examples::gpt {
+
+namespace {
+
+// Writes the bytes of the text as they are drawn. To a terminal, a byte that is not UTF-8 (a
+// model of bytes may draw any) or a control character is written \xNN, and the first bytes of a
+// character wait for the rest (escape_for_terminal, base/data/utf8.h); to a file or a pipe,
+// every byte as it is.
+class TokenPrinter {
+ public:
+  explicit TokenPrinter(std::FILE* out) : out_(out), terminal_(::isatty(::fileno(out)) != 0) {}
+  void write(std::string_view bytes, bool at_end = false) {
+    if (!terminal_) {
+      std::fwrite(bytes.data(), 1, bytes.size(), out_);
+    } else {
+      pending_.append(bytes);
+      std::string shown;
+      pending_.erase(0, escape_for_terminal(pending_, at_end, shown));
+      std::fwrite(shown.data(), 1, shown.size(), out_);
+    }
+    std::fflush(out_);
+  }
+
+ private:
+  std::FILE* out_;
+  bool terminal_;
+  std::string pending_;  // the start of a character whose other bytes are still to come
+};
+
+}  // namespace
 
 std::string sample(const SampleOptions& options) {
   const LanguageModel language_model =
@@ -26,10 +58,11 @@ std::string sample(const SampleOptions& options) {
     throw std::invalid_argument("the prompt is " + std::to_string(prompt_ids.size()) +
                                 " tokens, longer than the model's context of " +
                                 std::to_string(context) + " (give its end only)");
+  TokenPrinter printer(stdout);
   if (prompt_ids.empty())  // nothing to continue: start where a line (or a document) starts
     prompt_ids = {language_model.tokenizer.start_id()};
   else
-    std::fwrite(prompt.data(), 1, prompt.size(), stdout);
+    printer.write(prompt);
   // Print each token as it comes: the text decoded so far, less what is already out (a
   // SentencePiece piece may change how the one before it decodes, e.g. its leading space).
   std::vector<int64_t> generated;
@@ -38,8 +71,7 @@ std::string sample(const SampleOptions& options) {
     generated.push_back(token);
     const std::string text = language_model.tokenizer.decode(generated);
     if (text.size() > printed.size() && text.compare(0, printed.size(), printed) == 0) {
-      std::fwrite(text.data() + printed.size(), 1, text.size() - printed.size(), stdout);
-      std::fflush(stdout);
+      printer.write(std::string_view(text).substr(printed.size()));
       printed = text;
     }
   };
@@ -47,8 +79,7 @@ std::string sample(const SampleOptions& options) {
   generate(*language_model.model, prompt_ids, options.generate, on_token);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::fputc('\n', stdout);
-  std::fflush(stdout);
+  printer.write("\n", /*at_end=*/true);
   // How fast, on stderr (stdout holds only the text): the prompt's forward and every new token.
   std::fprintf(stderr, "%zu tokens in %.3f s (%.1f tokens/s)\n", generated.size(), seconds,
                seconds > 0 ? static_cast<double>(generated.size()) / seconds : 0.0);

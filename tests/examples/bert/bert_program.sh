@@ -18,6 +18,11 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$bert" --threads 1 train --text "$work/text.txt" --out "$work/run" --steps 20 "${tiny[@]}" \
   > "$work/train.log"
 grep -q "held out: masked-token accuracy" "$work/train.log" || fail "no held-out accuracy line"
+# One unit of speed: the progress lines count every piece read, as the last line does.
+grep -qE "step 10 loss .* [0-9]+ pieces/s eta" "$work/train.log" ||
+  fail "no progress line in pieces/s: $(grep -m1 'step 10' "$work/train.log")"
+grep -q " tok/s " "$work/train.log" && fail "a progress line in tok/s: $(grep -m1 'tok/s' "$work/train.log")"
+grep -qE "^speed: [0-9]+ pieces/s" "$work/train.log" || fail "no speed line in pieces/s"
 "$bert" --threads 1 train --out "$work/run" --resume --steps 30 > "$work/resume.log"
 grep -q "step-00000030" "$work/resume.log" || fail "the resumed run did not reach step 30"
 # Exact: 20 steps then 10 resumed score as 30 in one go (batches, masks and dropout restored).
