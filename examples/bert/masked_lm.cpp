@@ -6,12 +6,12 @@
 #include <stdexcept>
 
 #include "autograd/ops.h"
-#include "base/data/bert_directory.h"
+#include "bert/bert_directory.h"
 #include "base/data/shuffle.h"
 #include "base/io/json_fields.h"
 #include "bert/masking.h"
 #include "nn/loss.h"
-#include "nn/bert_weights.h"
+#include "bert/bert_weights.h"
 #include "nn/masks.h"
 #include "tensor/ops.h"
 
@@ -42,12 +42,12 @@ EncodedBatch encode_batch(const std::vector<std::vector<int64_t>>& sentences, in
   return out;
 }
 
-MaskedLanguageModel MaskedLanguageModel::create(nn::BertConfig config,
+MaskedLanguageModel MaskedLanguageModel::create(BertConfig config,
                                                 std::shared_ptr<const Pieces> pieces,
                                                 uint64_t seed) {
   config.vocab = pieces->vocab_size();
   Generator generator(seed);
-  auto model = std::make_shared<nn::Bert>(config, generator);
+  auto model = std::make_shared<Bert>(config, generator);
   return {config, std::move(model), std::move(pieces)};
 }
 
@@ -55,7 +55,7 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
   const std::string where = checkpoint.directory.empty() ? "checkpoint" : checkpoint.directory;
   if (!checkpoint.config.contains("model"))
     throw std::runtime_error(where + "/config.json: no \"model\" section");
-  const nn::BertConfig config = config_from_json(checkpoint.config.at("model"));
+  const BertConfig config = config_from_json(checkpoint.config.at("model"));
   const auto found = checkpoint.files.find("pieces.model");
   if (found == checkpoint.files.end())
     throw std::runtime_error(where + "/pieces.model: missing (a BERT checkpoint holds it)");
@@ -73,7 +73,7 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
                                std::to_string(config.vocab) + ", " + std::to_string(config.hidden) +
                                "]");
   Generator generator(0);  // replaced by the checkpoint's weights
-  auto model = std::make_shared<nn::Bert>(config, generator, nn::Bert::Init::ForLoading);
+  auto model = std::make_shared<Bert>(config, generator, Bert::Init::ForLoading);
   try {
     model->load_state_dict(checkpoint.model);
   } catch (const std::invalid_argument& error) {
@@ -87,8 +87,8 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
 MaskedLanguageModel MaskedLanguageModel::from_hugging_face(const std::string& directory) {
   BertDirectory found = read_bert_directory(directory);
   Generator generator(0);
-  auto model = std::make_shared<nn::Bert>(found.weights.config, generator, nn::Bert::Init::ForLoading);
-  nn::load_hugging_face_bert(*model, found.weights);
+  auto model = std::make_shared<Bert>(found.weights.config, generator, Bert::Init::ForLoading);
+  load_hugging_face_bert(*model, found.weights);
   model->eval();
   MaskedLanguageModel out{found.weights.config, std::move(model),
                           std::make_shared<WordPieces>(std::move(found.wordpiece))};
@@ -224,7 +224,7 @@ MaskedScore score_masked(const MaskedLanguageModel& lm,
           static_cast<double>(correct) / static_cast<double>(masked), masked};
 }
 
-nlohmann::json config_to_json(const nn::BertConfig& config) {
+nlohmann::json config_to_json(const BertConfig& config) {
   return {{"vocab", config.vocab},
           {"hidden", config.hidden},
           {"heads", config.heads},
@@ -236,9 +236,9 @@ nlohmann::json config_to_json(const nn::BertConfig& config) {
           {"layer_norm_eps", config.layer_norm_eps}};
 }
 
-nn::BertConfig config_from_json(const nlohmann::json& json) {
+BertConfig config_from_json(const nlohmann::json& json) {
   constexpr int64_t kMost = 1 << 24;  // far above any size a save writes
-  nn::BertConfig config;
+  BertConfig config;
   try {
     config.vocab = integer_field(json, "vocab", 1, kMost);
     config.hidden = integer_field(json, "hidden", 1, 1 << 16);

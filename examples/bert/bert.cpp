@@ -1,5 +1,5 @@
-// nn/bert.cpp — Lesson: docs/16-bert.md
-#include "nn/bert.h"
+// examples/bert/bert.cpp — Lesson: docs/16-bert.md
+#include "bert/bert.h"
 
 #include <stdexcept>
 #include <vector>
@@ -8,7 +8,13 @@
 #include "nn/loss.h"
 #include "tensor/ops.h"
 
-namespace atencion::nn {
+namespace atencion::examples::bert {
+
+using nn::Dropout;
+using nn::Embedding;
+using nn::Encoder;
+using nn::LayerNorm;
+using nn::Linear;
 
 BertEmbeddings::BertEmbeddings(const BertConfig& c, Generator& generator) {
   word_embeddings =
@@ -76,7 +82,7 @@ std::string Bert::type_name() const {
 }
 
 Variable Bert::encode(const Tensor& ids, const Tensor& mask, const Tensor& token_types,
-                      AttentionObserver* observer) {
+                      nn::AttentionObserver* observer) {
   return encoder->forward(embeddings->forward(ids, token_types), mask, observer);
 }
 
@@ -99,7 +105,7 @@ Variable Bert::masked_lm_loss(const Variable& hidden, const Tensor& labels) cons
   const int64_t* label = flat_labels.data<int64_t>();
   std::vector<int64_t> rows, targets;
   for (int64_t i = 0; i < flat_labels.numel(); ++i)
-    if (label[i] != CrossEntropyOptions{}.ignore_index) {
+    if (label[i] != nn::CrossEntropyOptions{}.ignore_index) {
       rows.push_back(i);
       targets.push_back(label[i]);
     }
@@ -109,8 +115,8 @@ Variable Bert::masked_lm_loss(const Variable& hidden, const Tensor& labels) cons
   const Variable flat = reshape(hidden, {labels.numel(), config_.hidden});
   const Variable masked = index_select(flat, 0, Tensor::from_ids(rows, {count}));
   // = cross_entropy(mlm_logits(masked), targets), without holding the logits (nn/loss.h)
-  return linear_cross_entropy(transform(masked), embeddings->word_embeddings->weight, output_bias,
+  return nn::linear_cross_entropy(transform(masked), embeddings->word_embeddings->weight, output_bias,
                               Tensor::from_ids(targets, {count}));
 }
 
-}  // namespace atencion::nn
+}  // namespace atencion::examples::bert
