@@ -6,7 +6,7 @@
 // The model is examples/translate's default (model_defaults.h: d_model 256, 4 heads, 2 + 2 layers, d_ff 1024,
 // max_len 128, vocabularies of 8000) with random weights from a fixed seed, in eval mode. The
 // sources are 64 fixed sentences of 4 to 14 ids (short, as the shipped pairs of at most 10
-// words a side) drawn from the same seed, decoded in one nn::decode call (sorted by length into
+// words a side) drawn from the same seed, decoded in one decoding::decode call (sorted by length into
 // batches). Random weights almost never choose eos, so every sentence runs to max_length 16:
 // the rate is for outputs of 16 pieces.
 #include <benchmark/benchmark.h>
@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "nn/decoding.h"
+#include "base/decoding/encoder_decoder.h"
 #include "nn/transformer.h"
 #include "tensor/random.h"
 #include "translate/model_defaults.h"
@@ -44,7 +44,7 @@ void decode_sentences(benchmark::State& state, int64_t beam, bool use_cache, int
   atencion::nn::Transformer model(config, generator);
   model.eval();
   const auto sources = fixed_sources(generator);
-  atencion::nn::DecodeOptions options;  // pad 0, bos 2, eos 3, as the translator's tokenizers
+  atencion::examples::decoding::DecodeOptions options;  // pad 0, bos 2, eos 3, as the translator's tokenizers
   options.beam = beam;
   options.max_length = output_length;
   options.use_cache = use_cache;
@@ -53,7 +53,7 @@ void decode_sentences(benchmark::State& state, int64_t beam, bool use_cache, int
   int64_t output_tokens = 0;
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    const auto outputs = atencion::nn::decode(model, sources, options);
+    const auto outputs = atencion::examples::decoding::decode(model, sources, options);
     for (const auto& output : outputs) output_tokens += static_cast<int64_t>(output.size());
     benchmark::DoNotOptimize(outputs.data());
   }

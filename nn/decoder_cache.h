@@ -16,8 +16,9 @@
 // and only the new position's logits. There is one decoder forward: decode_step runs
 // Transformer::decode with the cache (DecoderLayer::forward, nn/transformer.cpp, takes a
 // LayerCache; MultiHeadAttention::forward a KeyValueCache, nn/key_value_cache.h). Its outputs are
-// those of Transformer::decode's last position without the cache (nn/decoding.cpp's uncached path
-// is the reference; tests/nn/test_decoder_cache.cpp compares the two).
+// those of Transformer::decode's last position without the cache (the uncached path of
+// examples/base/decoding/encoder_decoder.cpp is the reference; tests/nn/test_decoder_cache.cpp
+// compares the two).
 #pragma once
 
 #include <cstdint>
@@ -61,7 +62,7 @@ DecoderCache start_decoding(Transformer& model, const Tensor& memory,
 // Feeds one token per row (tokens.size() == cache.rows()) at position cache.length() and returns
 // the logits of the next token [rows, tgt_vocab]: equal to Transformer::decode's last position
 // for the whole prefix. Writes the new keys and values into the cache. Inference only (no
-// dropout, no graph): call it in eval mode under NoGradGuard, as nn::decode does. Throws when
+// dropout, no graph): call it in eval mode under NoGradGuard, as decoding::decode does (examples/base/decoding/). Throws when
 // the cache is full (capacity().positions, at most the model's max_len).
 Tensor decode_step(Transformer& model, DecoderCache& cache, const std::vector<int64_t>& tokens);
 

@@ -92,4 +92,20 @@ Variable cross_entropy(const Variable& logits, const Tensor& targets,
                 });
 }
 
+CountedRows counted_rows(const Tensor& targets, int64_t ignore_index) {
+  if (targets.dtype() != DType::Int64)
+    throw std::invalid_argument(std::string("counted_rows: targets must be Int64, got ") +
+                                dtype_name(targets.dtype()));
+  const Tensor flat = targets.contiguous();
+  const int64_t* target = flat.data<int64_t>();
+  std::vector<int64_t> rows, kept;
+  for (int64_t i = 0; i < flat.numel(); ++i)
+    if (target[i] != ignore_index) {
+      rows.push_back(i);
+      kept.push_back(target[i]);
+    }
+  const auto count = static_cast<int64_t>(rows.size());
+  return {Tensor::from_ids(rows, {count}), Tensor::from_ids(kept, {count}), count};
+}
+
 }  // namespace atencion::nn

@@ -27,7 +27,7 @@ Parameter names, ours -> torch (the inverse of nn/torch_state_dict.h):
     ...cross_attn.                                  -> ...multihead_attn.
     ...feed_forward.linear1. / linear2.             -> ...linear1. / linear2.
 
-Greedy decoding follows nn/decoding.cpp and examples/translate/decode.cpp: the source is cut to
+Greedy decoding follows examples/base/decoding/ (search.cpp, encoder_decoder.cpp) and examples/translate/decode.cpp: the source is cut to
 max_len − 1 pieces, the output to min(--max-length, max_len − 1); each step takes the most
 probable next piece (the first one on ties) among all but pad and bos, and stops at eos.
 
@@ -207,7 +207,7 @@ def load_translator(path, dtype=torch.float32):
 
 @torch.no_grad()
 def greedy(model, source_ids, max_length):
-    """Output ids (no bos, no eos) for one source, as nn/decoding.cpp's greedy()."""
+    """Output ids (no bos, no eos) for one source, as examples/base/decoding/search.cpp's greedy()."""
     source = torch.tensor([source_ids or [PAD_ID]], dtype=torch.int64)  # as pad_rows: >= 1
     memory = model.encode(source)
     prefix = [BOS_ID]

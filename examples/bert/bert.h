@@ -75,8 +75,9 @@ class Bert : public nn::Module {
                   const Tensor& token_types = Tensor(), nn::AttentionObserver* observer = nullptr);
   // The masked-LM head: hidden [..., hidden] -> logits [..., vocab].
   Variable mlm_logits(const Variable& hidden) const;
-  // Mean cross-entropy of the positions whose label is not -100 (the masked ones): the head runs
-  // on those rows only. hidden [batch, S, hidden], labels [batch, S] Int64.
+  // Mean cross-entropy of the positions whose label is not nn::kIgnoreIndex, -100 (the masked
+  // ones): the head runs on those rows only (nn::counted_rows). hidden [batch, S, hidden],
+  // labels [batch, S] Int64.
   Variable masked_lm_loss(const Variable& hidden, const Tensor& labels) const;
 
   std::string type_name() const override;

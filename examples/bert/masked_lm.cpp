@@ -12,6 +12,7 @@
 #include "bert/masking.h"
 #include "nn/loss.h"
 #include "bert/bert_weights.h"
+#include "nn/eval_scope.h"
 #include "nn/masks.h"
 #include "tensor/ops.h"
 
@@ -27,14 +28,14 @@ EncodedBatch encode_batch(const std::vector<std::vector<int64_t>>& sentences, in
     longest = std::max(longest, lengths.back());
   }
   std::vector<int64_t> ids(static_cast<size_t>(batch * longest), pad_id);
-  std::vector<int64_t> label_ids(labels.empty() ? 0 : ids.size(), -100);
+  std::vector<int64_t> label_ids(labels.empty() ? 0 : ids.size(), nn::kIgnoreIndex);
   EncodedBatch out;
   for (int64_t b = 0; b < batch; ++b) {
     std::copy(sentences[b].begin(), sentences[b].end(), ids.begin() + b * longest);
     if (labels.empty()) continue;
     std::copy(labels[b].begin(), labels[b].end(), label_ids.begin() + b * longest);
     out.masked += std::count_if(labels[b].begin(), labels[b].end(),
-                                [](int64_t label) { return label != -100; });
+                                [](int64_t label) { return label != nn::kIgnoreIndex; });
   }
   out.ids = Tensor::from_ids(ids, {batch, longest});
   out.mask = nn::padding_mask(lengths, longest);
@@ -182,9 +183,7 @@ std::vector<std::vector<std::vector<Guess>>> MaskedLanguageModel::fill_mask(
 MaskedScore score_masked(const MaskedLanguageModel& lm,
                          const std::vector<std::vector<int64_t>>& sentences, uint64_t seed,
                          int64_t max_tokens) {
-  NoGradGuard no_grad;
-  const bool was_training = lm.model->is_training();
-  lm.model->eval();
+  nn::EvalScope evaluating(*lm.model);
   double total_loss = 0;
   int64_t correct = 0, masked = 0;
   for (size_t start = 0; start < sentences.size();) {
@@ -200,25 +199,18 @@ MaskedScore score_masked(const MaskedLanguageModel& lm,
     const EncodedBatch batch = encode_batch(inputs, lm.pieces->special().pad, labels);
     if (batch.masked == 0) continue;
     const Variable hidden = lm.model->encode(batch.ids, batch.mask);
-    const std::vector<double> label_values = batch.labels.to_vector();
-    std::vector<int64_t> rows, targets;
-    for (size_t i = 0; i < label_values.size(); ++i)
-      if (label_values[i] != -100) {
-        rows.push_back(static_cast<int64_t>(i));
-        targets.push_back(static_cast<int64_t>(label_values[i]));
-      }
-    const auto count = static_cast<int64_t>(rows.size());
+    const nn::CountedRows masked_rows = nn::counted_rows(batch.labels);
+    const int64_t count = masked_rows.count;
     const Variable flat = reshape(hidden, {batch.ids.numel(), lm.config.hidden});
-    const Tensor logits =
-        lm.model->mlm_logits(index_select(flat, 0, Tensor::from_ids(rows, {count}))).value();
+    const Tensor logits = lm.model->mlm_logits(index_select(flat, 0, masked_rows.rows)).value();
     nn::CrossEntropyOptions sum;
     sum.reduction = nn::Reduction::Sum;
-    total_loss += nn::cross_entropy(Variable(logits), Tensor::from_ids(targets, {count}), sum).item();
+    total_loss += nn::cross_entropy(Variable(logits), masked_rows.targets, sum).item();
+    const std::vector<int64_t> targets = masked_rows.targets.to_ids();
     const std::vector<double> best = argmax(logits, -1).to_vector();
     for (int64_t i = 0; i < count; ++i) correct += static_cast<int64_t>(best[i]) == targets[i];
     masked += count;
   }
-  if (was_training) lm.model->train();
   if (masked == 0) return {};
   return {total_loss / static_cast<double>(masked),
           static_cast<double>(correct) / static_cast<double>(masked), masked};

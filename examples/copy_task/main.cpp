@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/decoding.h"
+#include "base/decoding/encoder_decoder.h"
 #include "nn/loss.h"
 #include "nn/masks.h"
 #include "nn/optim/adam.h"
@@ -59,12 +59,12 @@ CopyBatch random_batch(int64_t batch_size, Generator& generator) {
 
 // How many of `sources` greedy decoding copies exactly; prints the first and its copy.
 int64_t copied_exactly(nn::Transformer& model, const std::vector<std::vector<int64_t>>& sources) {
-  nn::DecodeOptions decode_options;
+  examples::decoding::DecodeOptions decode_options;
   decode_options.max_length = length + 2;
   decode_options.pad_id = pad_id;
   decode_options.bos_id = bos_id;
   decode_options.eos_id = eos_id;
-  const auto outputs = nn::decode(model, sources, decode_options);
+  const auto outputs = examples::decoding::decode(model, sources, decode_options);
   int64_t exact = 0;
   for (size_t i = 0; i < sources.size(); ++i) exact += outputs[i] == sources[i];
   std::printf("exact match: %lld / %zu\n", static_cast<long long>(exact), sources.size());

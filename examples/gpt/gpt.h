@@ -47,6 +47,7 @@ class GPT : public nn::Module {
  public:
   // GPT-2's initialisation: every matrix and embedding N(0, 0.02²), biases 0, LayerNorms 1 and 0,
   // and the projections that end a residual branch (out_proj, linear2) N(0, (0.02/√(2N))²).
+  // With Generator::skipping_tensor_draws() (a model whose weights are loaded next), no draws.
   GPT(const GPTConfig& config, Generator& generator);
 
   // ids [batch, T] (Int64, T ≤ context) -> the final LayerNorm's output [batch, T, d_model].
@@ -62,8 +63,10 @@ class GPT : public nn::Module {
   // given ids, computed without holding the logits (nn::linear_cross_entropy).
   Variable loss(const Tensor& ids, const Tensor& targets);
 
-  // One empty cache per layer, room for `positions` (≤ context) positions of `rows` sequences.
-  std::vector<nn::KeyValueCache> make_cache(int64_t rows, int64_t positions) const;
+  // One empty cache per layer, room for `positions` (≤ context) positions of `rows` sequences,
+  // and for up to `max_rows` after a reorder (beam search; 0: rows).
+  std::vector<nn::KeyValueCache> make_cache(int64_t rows, int64_t positions,
+                                            int64_t max_rows = 0) const;
 
   std::string type_name() const override;
   const GPTConfig& config() const { return config_; }

@@ -7,6 +7,7 @@
 
 #include "autograd/variable.h"
 #include "gpt/gpt2_weights.h"
+#include "nn/eval_scope.h"
 #include "nn/loss.h"
 
 namespace atencion::examples::gpt {
@@ -19,7 +20,8 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
   const GPTConfig config = config_from_json(checkpoint.config.at("model"), where);
   // Before the model is built: sizes that do not match the weights could ask for gigabytes.
   check_weights(config, checkpoint.model, where + "/model.safetensors");
-  Generator generator(0);  // every weight is replaced
+  // Built without an initialisation: every weight is replaced.
+  Generator generator = Generator::skipping_tensor_draws();
   auto model = std::make_shared<GPT>(config, generator);
   try {
     model->load_state_dict(checkpoint.model);
@@ -61,15 +63,12 @@ CheckpointData LanguageModel::to_checkpoint() const {
 }
 
 LanguageModel::Score LanguageModel::score(const std::vector<TokenBatch>& batches) const {
-  NoGradGuard no_grad;
-  const bool was_training = model->is_training();
-  model->eval();
+  nn::EvalScope evaluating(*model);
   Score total;
   for (const TokenBatch& batch : batches) {
     total.nats += model->loss(batch.ids, batch.targets).item() * static_cast<double>(batch.tokens());
     total.predictions += batch.tokens();
   }
-  if (was_training) model->train();
   return total;
 }
 

@@ -138,7 +138,7 @@ explorer::Sentence sentence_maps(const Translator& translator, const Translated&
 std::vector<explorer::Sentence> attention_maps(const Translator& translator,
                                                const std::vector<Translated>& translations,
                                                int64_t alternatives) {
-  // Sorted by length, forwards of at most kBatch pairs pad little (as nn::decode's batches).
+  // Sorted by length, forwards of at most kBatch pairs pad little (as decode's batches).
   constexpr size_t kBatch = 32;
   std::vector<size_t> order(translations.size());
   std::iota(order.begin(), order.end(), 0);

@@ -3,8 +3,8 @@
 
 namespace atencion::examples::translate {
 
-nn::DecodeOptions decode_options(int64_t beam, int64_t max_length) {
-  nn::DecodeOptions options;
+decoding::DecodeOptions decode_options(int64_t beam, int64_t max_length) {
+  decoding::DecodeOptions options;
   options.beam = beam;
   options.max_length = max_length;
   options.pad_id = Tokenizer::pad_id;
@@ -18,15 +18,15 @@ int64_t longest_source(const Translator& translator) { return translator.config.
 
 std::vector<std::vector<int64_t>> decode_ids(const Translator& translator,
                                              const std::vector<std::vector<int64_t>>& sources,
-                                             const nn::DecodeOptions& options) {
-  nn::DecodeOptions bounded = options;
+                                             const decoding::DecodeOptions& options) {
+  decoding::DecodeOptions bounded = options;
   bounded.max_length = std::min<int64_t>(options.max_length, translator.config.max_len - 1);
-  return nn::decode(*translator.model, sources, bounded);
+  return decoding::decode(*translator.model, sources, bounded);
 }
 
 std::vector<std::string> translate_sentences(const Translator& translator,
                                              const std::vector<std::string>& sentences,
-                                             const nn::DecodeOptions& options) {
+                                             const decoding::DecodeOptions& options) {
   std::vector<std::vector<int64_t>> sources;
   // Sources longer than the positional encoding covers are cut.
   const size_t longest = static_cast<size_t>(longest_source(translator));
@@ -43,7 +43,7 @@ std::vector<std::string> translate_sentences(const Translator& translator,
 
 std::vector<std::string> translate_lines(const Translator& translator,
                                          const std::vector<std::string>& lines,
-                                         const nn::DecodeOptions& options) {
+                                         const decoding::DecodeOptions& options) {
   std::vector<std::string> sentences;
   std::vector<size_t> line_of_sentence;
   for (size_t i = 0; i < lines.size(); ++i) {

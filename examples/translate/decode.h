@@ -1,17 +1,18 @@
-// examples/translate/decode.h — text in, text out: tokenize, decode (nn/decoding.h), detokenize.
+// examples/translate/decode.h — text in, text out: tokenize, decode
+// (examples/base/decoding/encoder_decoder.h), detokenize.
 // Lesson: docs/12-translation.md#decoding
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "nn/decoding.h"
+#include "base/decoding/encoder_decoder.h"
 #include "translate/translator.h"
 
 namespace atencion::examples::translate {
 
-// nn::DecodeOptions with the tokenizers' special ids filled in.
-nn::DecodeOptions decode_options(int64_t beam, int64_t max_length);
+// decoding::DecodeOptions with the tokenizers' special ids filled in.
+decoding::DecodeOptions decode_options(int64_t beam, int64_t max_length);
 
 // The most source pieces the model's positions cover: longer sources are cut to this here, and
 // refused by the server (docs/17-serving.md).
@@ -21,18 +22,18 @@ int64_t longest_source(const Translator& translator);
 // what translate_sentences runs between its tokenizers (and the server, which needs the ids).
 std::vector<std::vector<int64_t>> decode_ids(const Translator& translator,
                                              const std::vector<std::vector<int64_t>>& sources,
-                                             const nn::DecodeOptions& options);
+                                             const decoding::DecodeOptions& options);
 
 std::vector<std::string> translate_sentences(const Translator& translator,
                                              const std::vector<std::string>& sentences,
-                                             const nn::DecodeOptions& options);
+                                             const decoding::DecodeOptions& options);
 
 // One translation per line, in the lines' order: the non-blank lines are translated together
-// (nn::decode sorts them by length into batches), a blank line (spaces and tabs only) gives an
+// (decoding::decode sorts them by length into batches), a blank line (spaces and tabs only) gives an
 // empty translation, and a Windows line end ('\r') is dropped first. Each translation is the one
 // its line gets alone.
 std::vector<std::string> translate_lines(const Translator& translator,
                                          const std::vector<std::string>& lines,
-                                         const nn::DecodeOptions& options);
+                                         const decoding::DecodeOptions& options);
 
 }  // namespace atencion::examples::translate

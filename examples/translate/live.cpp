@@ -83,7 +83,7 @@ std::vector<std::vector<int64_t>> decode_together(const Translator& translator,
                                                   const serve::Progress& progress) {
   std::vector<std::vector<int64_t>> batch;
   for (size_t i : indices) batch.push_back(prepared[i].source);
-  nn::DecodeOptions options = decode_options(beam, max_length);
+  decoding::DecodeOptions options = decode_options(beam, max_length);
   // Every row of the batch reports once per step, so the step is counted per request.
   std::vector<int64_t> steps(indices.size(), 0);
   options.on_step = [&](size_t k, const std::vector<int64_t>& output) {

@@ -1,4 +1,4 @@
-// exercises/top_p/solution.cpp — ours, as examples/gpt/sampling.cpp's top_p_filter.
+// exercises/top_p/solution.cpp — ours, as examples/base/decoding/sampling.cpp's top_p_filter.
 #include <algorithm>
 #include <numeric>
 

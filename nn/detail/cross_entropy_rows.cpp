@@ -80,7 +80,7 @@ void forward_rows_of(const T* logits, const int64_t* targets, Rows rows,
                   RowTargets o, double* row_loss, double* logsumexp) {
   const int64_t C = rows.classes;
   const double eps = o.label_smoothing;
-#pragma omp parallel num_threads(num_threads()) if (rows.count * C > 32768)
+#pragma omp parallel num_threads(num_threads()) if (rows.count * C > kParallelThreshold)
   {
     std::vector<T> scratch(C);  // one per thread
 #pragma omp for
@@ -113,7 +113,7 @@ void backward_rows_of(const T* logits, const int64_t* targets, const double* log
   const int64_t C = rows.classes;
   const double eps = o.label_smoothing;
   const double uniform = eps / static_cast<double>(C);
-#pragma omp parallel for num_threads(num_threads()) if (rows.count * C > 32768)
+#pragma omp parallel for num_threads(num_threads()) if (rows.count * C > kParallelThreshold)
   for (int64_t i = 0; i < rows.count; ++i) {
     const T* z = logits + i * C;
     T* dz = grad_logits + i * C;

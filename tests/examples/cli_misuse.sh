@@ -44,6 +44,11 @@ refused "--lr-factor: must be above 0, not 0" train --lr-factor 0
 refused "--dropout: Value 1 not in range 0.000000 to 0.990000" train --dropout 1
 refused "--beam: Value 100000000 not in range 1 to 64" translate --beam 100000000 "Hola."
 refused "--beam: Value 0 not in range 1 to 64" eval --beam 0
+refused "--temperature requires --sample" translate --temperature 0.5 "Hola."
+refused "--seed requires --sample" eval --seed 3
+refused "--beam excludes --sample" translate --sample --beam 2 "Hola."
+refused "--top-p: must be above 0, not 0" translate --sample --top-p 0 "Hola."
+refused "--top-k: must be at least 0, not -1" eval --sample --top-k -1
 refused "--data: File is actually a directory: $work/a-directory" train --data "$work/a-directory"
 refused "--data: File does not exist: $work/missing.tsv" eval --data "$work/missing.tsv"
 refused "--resume excludes --overwrite" train --resume --overwrite

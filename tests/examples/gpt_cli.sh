@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/examples/gpt_cli.sh BINARY WORK_DIR FIXTURE_DIR — atencion-gpt end to end on a tiny text:
 # train, an exact resume, sample (streamed, the same for a seed at 1 and 2 threads, greedy at
-# temperature 0), eval, show; GPT-2's layout from --gpt2; and the bad inputs of issue 20, each
+# temperature 0, beam search), eval, show; GPT-2's layout from --gpt2; and the bad inputs of issue 20, each
 # refused in one line.
 set -euo pipefail
 binary=$1
@@ -43,6 +43,13 @@ cmp "$work/s1" "$work/s3" || fail "a prompt on stdin differs from the same promp
 "$binary" sample --model "$run" --max-new-tokens 20 --temperature 0 --seed 1 "the cat" > "$work/g1"
 "$binary" sample --model "$run" --max-new-tokens 20 --temperature 0 --seed 2 "the cat" > "$work/g2"
 cmp "$work/g1" "$work/g2" || fail "greedy sampling depends on the seed"
+# Beam search: the same at any seed and thread count; width 1 is greedy.
+"$binary" --threads 1 sample --model "$run" --max-new-tokens 20 --beam 3 "the cat" > "$work/b1"
+"$binary" --threads 2 sample --model "$run" --max-new-tokens 20 --beam 3 "the cat" > "$work/b2"
+cmp "$work/b1" "$work/b2" || fail "beam search differs between 1 and 2 threads"
+[[ $(head -c 7 "$work/b1") == "the cat" ]] || fail "beam search: the prompt is not printed first"
+"$binary" sample --model "$run" --max-new-tokens 20 --beam 1 "the cat" > "$work/b3"
+cmp "$work/g1" "$work/b3" || fail "--beam 1 differs from --temperature 0"
 # Invalid UTF-8 is fine for bytes.
 printf 'ab\xff' | "$binary" sample --model "$run" --max-new-tokens 3 > /dev/null || fail "bytes refused invalid UTF-8"
 
@@ -72,6 +79,9 @@ refused "--top-p: must be above 0, not 0" "$binary" sample --model "$run" --top-
 refused "--temperature: must be at least 0, not -1" "$binary" sample --model "$run" --temperature -1 x
 refused "--top-k: must be at least 0, not -2" "$binary" sample --model "$run" --top-k -2 x
 refused "--max-new-tokens: must be at least 0, not -5" "$binary" sample --model "$run" --max-new-tokens -5 x
+refused "--temperature excludes --beam" "$binary" sample --model "$run" --beam 2 --temperature 0.5 x
+refused "--seed excludes --beam" "$binary" sample --model "$run" --beam 2 --seed 3 x
+refused "--beam: Value 0 not in range 1 to 64" "$binary" sample --model "$run" --beam 0 x
 printf 'ab\xff' > "$work/bad.txt"
 refused "gpt2 tokens: the text is not valid UTF-8 (byte offset 2)" \
   "$binary" eval --gpt2 "$fixture" --text "$work/bad.txt"

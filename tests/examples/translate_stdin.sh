@@ -26,22 +26,30 @@ lines=$(wc -l < "$work/stdout.txt")
   > "$work/arguments.txt"
 diff <(sed -n '1,2p' "$work/stdout.txt") "$work/arguments.txt"
 # From a pipe the lines are translated in length-sorted batches (here of 3, so that sentences of
-# different lengths share a batch and are padded): each line gets what it gets alone, greedy and
-# with a beam, and blank lines stay where they were.
+# different lengths share a batch and are padded): each line gets what it gets alone, greedy,
+# with a beam and sampled (each sentence's generator starts from the seed), and blank lines stay
+# where they were.
 batch_input=("Tom tiene un perro." "Hola." "" "¿Dónde está el gato negro de mi madre?" "Sí."
   "El niño ve leche." "   " "Ella no quiere comer pan con agua.")
 printf '%s\n' "${batch_input[@]}" > "$work/batch_input.txt"
-for beam in 1 3; do
-  "$binary" translate --model "$work/run" --beam $beam --batch-size 3 \
+for decoding in "--beam 1" "--beam 3" "--sample --temperature 1.5 --top-k 20 --seed 4"; do
+  # shellcheck disable=SC2086  # $decoding is several options
+  "$binary" translate --model "$work/run" $decoding --batch-size 3 \
     < "$work/batch_input.txt" > "$work/batched.txt"
   : > "$work/alone.txt"
   for line in "${batch_input[@]}"; do
     if [[ -z ${line// /} ]]; then echo >> "$work/alone.txt"; continue; fi
-    "$binary" translate --model "$work/run" --beam $beam "$line" >> "$work/alone.txt"
+    # shellcheck disable=SC2086
+    "$binary" translate --model "$work/run" $decoding "$line" >> "$work/alone.txt"
   done
   diff "$work/alone.txt" "$work/batched.txt" ||
-    { echo "beam $beam: batched translations differ from one at a time"; exit 1; }
+    { echo "$decoding: batched translations differ from one at a time"; exit 1; }
 done
+# Sampling repeats for a seed and changes with it.
+sampled() { "$binary" translate --model "$work/run" --sample --temperature 1.5 --seed "$1" \
+  < "$work/batch_input.txt"; }
+diff <(sampled 4) <(sampled 4) > /dev/null || { echo "sampling differs for one seed"; exit 1; }
+! diff <(sampled 4) <(sampled 5) > /dev/null || { echo "seeds 4 and 5 sample the same"; exit 1; }
 # Input without a final newline still gives its last line.
 printf 'El gato come pan.' | "$binary" translate --model "$work/run" > "$work/last.txt"
 [[ $(wc -l < "$work/last.txt") == 1 ]] || { echo "the unterminated last line was lost"; exit 1; }

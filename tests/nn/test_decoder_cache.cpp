@@ -1,9 +1,8 @@
 // tests/nn/test_decoder_cache.cpp — nn/decoder_cache.cpp: a step with the key/value cache gives
 // the logits of Transformer::decode's last position bit for bit, the beam's reordering keeps rows
 // with their keys and values, the buffers are allocated once (no step reallocates or grows
-// them), a prefix fed at once continues one step at a time, and nn::decode with and without the
-// cache (and batched or one source at a time) gives the same outputs, token for token, on random
-// tiny models.
+// them), and a prefix fed at once continues one step at a time, on random tiny models. (Greedy
+// and beam search with and without the cache: tests/examples/base/decoding/test_encoder_decoder.cpp.)
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -13,7 +12,6 @@
 #include <vector>
 
 #include "nn/decoder_cache.h"
-#include "nn/decoding.h"
 #include "nn/masks.h"
 #include "nn/transformer.h"
 #include "tensor/random.h"
@@ -38,33 +36,6 @@ std::unique_ptr<Transformer> random_model(uint64_t seed, bool norm_first, bool t
   auto model = std::make_unique<Transformer>(config, generator);
   model->eval();
   return model;
-}
-
-// `count` sources of 1 to 9 ids in [1, 11), drawn from `seed`.
-std::vector<std::vector<int64_t>> random_sources(uint64_t seed, int64_t count) {
-  Generator generator(seed);
-  const std::vector<double> draws = uniform({count * 10}, 0.0, 1.0, generator).to_vector();
-  std::vector<std::vector<int64_t>> sources;
-  for (int64_t i = 0; i < count; ++i) {
-    const int64_t length = 1 + static_cast<int64_t>(draws[i * 10] * 9);
-    std::vector<int64_t> source;
-    for (int64_t j = 1; j <= length; ++j)
-      source.push_back(1 + static_cast<int64_t>(draws[i * 10 + j] * 10));
-    sources.push_back(source);
-  }
-  return sources;
-}
-
-DecodeOptions options(int64_t beam, bool use_cache, int64_t batch_size = 64) {
-  DecodeOptions o;
-  o.beam = beam;
-  o.max_length = 12;
-  o.batch_size = batch_size;
-  o.use_cache = use_cache;
-  o.pad_id = pad;
-  o.bos_id = bos;
-  o.eos_id = eos;
-  return o;
 }
 
 // Padded ids [rows, longest] and the padding mask of `sources`.
@@ -257,39 +228,6 @@ TEST_CASE("Transformer::decode with a cache: several positions at once, then one
     const Tensor step = decode_step(*model, cache, {ids[t], ids[6 + t]});
     CHECK(max_difference(step, uncached.narrow(1, t, 1).reshape({2, -1})) == 0.0);
   }
-}
-
-TEST_CASE("decode: with and without the cache, batched or alone, the same tokens",
-          "[decoder_cache]") {
-  // Many sources on several random models: greedy and beam 3, with the cache in batches of 64
-  // and of 5 (padding, rows leaving the batch), against the uncached reference.
-  const auto sources = random_sources(99, 40);
-  int64_t ended_by_eos = 0, total = 0;
-  for (uint64_t seed : {1, 2, 3}) {
-    const bool norm_first = seed == 2;
-    auto model = random_model(seed, norm_first, seed == 3);
-    // eos a little likelier, so outputs end both ways (eos and max_length).
-    if (model->output_projection) {
-      std::vector<double> bias(9, 0.0);
-      bias[eos] = 1.5;
-      model->output_projection->bias.mutable_value() = Tensor::from_vector(bias, {9});
-    }
-    for (const int64_t beam : {1, 3}) {
-      INFO("seed " << seed << ", beam " << beam);
-      const auto reference = decode(*model, sources, options(beam, false));
-      CHECK(decode(*model, sources, options(beam, true)) == reference);
-      CHECK(decode(*model, sources, options(beam, true, 5)) == reference);
-      // One at a time, as the translator's stdin did before it batched.
-      for (size_t i = 0; i < sources.size(); i += 7)
-        CHECK(decode(*model, {sources[i]}, options(beam, true))[0] == reference[i]);
-      for (const auto& output : reference) {
-        ended_by_eos += output.size() < 12;
-        ++total;
-      }
-    }
-  }
-  CHECK(ended_by_eos > 0);
-  CHECK(ended_by_eos < total);
 }
 
 TEST_CASE("decode_step: bad calls give clear errors", "[decoder_cache]") {

@@ -1,4 +1,5 @@
-// tests/nn/test_module.cpp — nn/module.cpp: names, counts, modes, dtype, summary, save/load.
+// tests/nn/test_module.cpp — nn/module.cpp: names, counts, modes, dtype, summary, save/load;
+// nn/eval_scope.h.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
@@ -6,9 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "autograd/ops.h"
+#include "nn/eval_scope.h"
 #include "nn/linear.h"
 #include "nn/module.h"
 #include "tensor/safetensors.h"
@@ -209,4 +212,26 @@ TEST_CASE("Module: load_state_dict names the parameter and both shapes or dtypes
                                               Contains("[3, 4] in the module but [5, 4]"));
     std::remove(path.c_str());
   }
+}
+
+TEST_CASE("EvalScope: eval mode without a graph, the mode given back even by an exception",
+          "[module]") {
+  Generator generator(1);
+  TwoLayers model(generator);
+  REQUIRE(model.is_training());
+  REQUIRE(grad_mode_enabled());
+  try {
+    EvalScope evaluating(model);
+    CHECK_FALSE(model.is_training());
+    CHECK_FALSE(model.first->is_training());
+    CHECK_FALSE(grad_mode_enabled());
+    throw std::runtime_error("a forward that fails");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(model.is_training());
+  CHECK(model.second->is_training());
+  CHECK(grad_mode_enabled());
+  model.eval();  // a model in eval mode stays there
+  { EvalScope evaluating(model); }
+  CHECK_FALSE(model.is_training());
 }

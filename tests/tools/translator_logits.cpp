@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   try {
     const Translator translator = Translator::from_checkpoint(load_checkpoint(argv[1]));
     const std::vector<std::string> sentences(argv + 3, argv + argc);
-    const nn::DecodeOptions options = decode_options(1, 64);
+    const decoding::DecodeOptions options = decode_options(1, 64);
     NamedTensors tensors;
     SafetensorsMetadata metadata;
     NoGradGuard no_grad;
@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
       std::vector<int64_t> source = translator.source_tokenizer.encode(sentences[i]);
       source.resize(std::min<std::size_t>(source.size(), translator.config.max_len - 1));
       std::vector<int64_t> target{Tokenizer::bos_id};
-      const auto output = nn::decode(*translator.model, {source}, options)[0];
+      const auto output = decoding::decode(*translator.model, {source}, options)[0];
       target.insert(target.end(), output.begin(), output.end());
       const int64_t s = static_cast<int64_t>(source.size());
       const int64_t t = static_cast<int64_t>(target.size());

@@ -9,7 +9,7 @@
 
 #include "CLI/CLI.hpp"
 #include "base/cli/program.h"
-#include "gpt/sampling.h"
+#include "gpt/generate.h"
 #include "nn/distributed.h"
 
 namespace atencion::examples::gpt {
@@ -30,9 +30,10 @@ struct SampleOptions {
   ModelSource source;
   std::string prompt;    // "" = stdin, or the start of a line when stdin is empty
   bool prompt_given = false;
-  SamplingOptions sampling;
+  GenerateOptions generate;  // sampled, or by beam search (--beam)
 };
-// Prints the prompt and then each token as it is drawn; returns the generated text.
+// Prints the prompt and then each token as it is drawn (beam search: its answer at the end);
+// returns the generated text.
 std::string sample(const SampleOptions& options);
 
 struct EvalOptions {

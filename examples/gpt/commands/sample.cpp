@@ -1,5 +1,6 @@
 // examples/gpt/commands/sample.cpp — `atencion-gpt sample`: text from a prompt, each token
-// printed as it is drawn. Lesson: docs/15-gpt.md#sampling
+// printed as it is drawn, or the best continuation of a beam search (--beam).
+// Lesson: docs/15-gpt.md#sampling
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -7,6 +8,7 @@
 #include <memory>
 
 #include "base/cli/validators.h"
+#include "base/decoding/sampling_options.h"
 #include "gpt/commands/commands.h"
 #include "gpt/language_model.h"
 
@@ -42,7 +44,7 @@ std::string sample(const SampleOptions& options) {
     }
   };
   const auto start = std::chrono::steady_clock::now();
-  generate(*language_model.model, prompt_ids, options.sampling, on_token);
+  generate(*language_model.model, prompt_ids, options.generate, on_token);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fputc('\n', stdout);
@@ -57,17 +59,14 @@ Subcommand add_sample_command(CLI::App& app) {
   auto options = std::make_shared<SampleOptions>();
   CLI::App* command = app.add_subcommand("sample", "continue a prompt (argument or stdin)");
   add_model_source_options(command, options->source);
-  SamplingOptions& sampling = options->sampling;
-  command->add_option("--max-new-tokens", sampling.max_new_tokens)
+  command->add_option("--max-new-tokens", options->generate.max_new_tokens)
       ->capture_default_str()->check(at_least(0));
-  command->add_option("--temperature", sampling.temperature, "0: greedy")
-      ->capture_default_str()->check(at_least(0));
-  command->add_option("--top-k", sampling.top_k, "keep the k most likely tokens (0: all)")
-      ->capture_default_str()->check(at_least(0));
-  command->add_option("--top-p", sampling.top_p,
-                      "keep the most likely tokens until their probability reaches p (1: all)")
-      ->capture_default_str()->check(at_least(0, true))->check(CLI::Range(0.0, 1.0));
-  command->add_option("--seed", sampling.seed)->capture_default_str()->check(seed_number());
+  const SamplingFlags sampling = add_sampling_options(command, options->generate.sampling);
+  command->add_option("--beam", options->generate.beam,
+                      "beam search of this width instead of sampling (1: greedy)")
+      ->check(CLI::Range(int64_t{1}, int64_t{64}))
+      ->excludes(sampling.temperature)->excludes(sampling.top_k)->excludes(sampling.top_p)
+      ->excludes(sampling.seed);
   command->add_option("prompt", options->prompt, "the text to continue (default: stdin)");
   return {command, [options, command] {
             options->prompt_given = command->get_option("prompt")->count() > 0;

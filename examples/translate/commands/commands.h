@@ -21,13 +21,14 @@ Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);
 Subcommand add_serve_command(CLI::App& app);  // commands/serve.cpp
 
-// --model, --beam, --max-length and --batch-size, as translate and eval take them.
-void add_decode_options(CLI::App* command, std::string& model_dir, nn::DecodeOptions& decode);
+// --model, --beam, --max-length, --batch-size, and --sample with --temperature, --top-k, --top-p
+// and --seed, as translate and eval take them.
+void add_decode_options(CLI::App* command, std::string& model_dir, decoding::DecodeOptions& decode);
 
 struct EvalOptions {
   std::string model_dir = "runs/spa-eng";
   std::string data_path;  // "" = the test split of the data the model was trained on
-  nn::DecodeOptions decode = decode_options(1, 64);
+  decoding::DecodeOptions decode = decode_options(1, 64);
   int64_t samples = 5;    // sample translations to print
   int64_t limit = 0;      // score only the first N pairs (0 = all)
 };

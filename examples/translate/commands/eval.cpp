@@ -1,12 +1,13 @@
 // examples/translate/commands/eval.cpp — `atencion-translate eval`: BLEU, exact match and
 // samples of a model's translations of a test set. (And the decoding options eval and
-// translate share.)
+// translate share: a beam, or sampling with the GPT's knobs.)
 // Lesson: docs/12-translation.md#bleu
 #include "translate/commands/commands.h"
 
 #include <cstdio>
 #include <memory>
 
+#include "base/decoding/sampling_options.h"
 #include "base/cli/validators.h"
 #include "base/data/tsv.h"
 #include "translate/bleu.h"
@@ -15,6 +16,23 @@
 #include "translate/train.h"
 
 namespace atencion::examples::translate {
+namespace {
+
+// "greedy", "beam 4", or "sampling (temperature 0.8, top-k 0, top-p 0.9, seed 3)".
+std::string decoding_name(const decoding::DecodeOptions& decode) {
+  if (decode.sample) {
+    const decoding::SamplingOptions& s = decode.sampling;
+    char text[160];
+    std::snprintf(text, sizeof text, "sampling (temperature %g, top-k %lld, top-p %g, seed %llu)",
+                  s.temperature, static_cast<long long>(s.top_k), s.top_p,
+                  static_cast<unsigned long long>(s.seed));
+    return text;
+  }
+  return decode.beam > 1 ? "beam " + std::to_string(decode.beam) : "greedy";
+}
+
+}  // namespace
+
 double evaluate(const EvalOptions& options) {
   const CheckpointData checkpoint = load_checkpoint(options.model_dir);
   const Translator translator = Translator::from_checkpoint(checkpoint);
@@ -39,8 +57,7 @@ double evaluate(const EvalOptions& options) {
   const std::vector<std::string> hypotheses = translate_sentences(translator, sources, options.decode);
   const BleuScore bleu = corpus_bleu(hypotheses, references);
   std::printf("eval: %zu pairs of %s, %s\n", pairs.size(), what.c_str(),
-              options.decode.beam > 1 ? ("beam " + std::to_string(options.decode.beam)).c_str()
-                                      : "greedy");
+              decoding_name(options.decode).c_str());
   std::printf("BLEU = %.2f  (%.1f/%.1f/%.1f/%.1f, BP %.3f, hyp %lld ref %lld words)\n", bleu.score,
               bleu.precisions[0], bleu.precisions[1], bleu.precisions[2], bleu.precisions[3],
               bleu.brevity_penalty, static_cast<long long>(bleu.hypothesis_length),
@@ -52,14 +69,22 @@ double evaluate(const EvalOptions& options) {
   return bleu.score;
 }
 
-void add_decode_options(CLI::App* command, std::string& model_dir, nn::DecodeOptions& decode) {
+void add_decode_options(CLI::App* command, std::string& model_dir, decoding::DecodeOptions& decode) {
   command->add_option("--model", model_dir, "run or checkpoint directory")->capture_default_str();
-  command->add_option("--beam", decode.beam, "beam width (1: greedy)")->capture_default_str()
-      ->check(CLI::Range(int64_t{1}, kLargestBeam));
+  CLI::Option* beam = command->add_option("--beam", decode.beam, "beam width (1: greedy)")
+      ->capture_default_str()->check(CLI::Range(int64_t{1}, kLargestBeam));
   command->add_option("--max-length", decode.max_length, "longest translation, in pieces")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, kLongestMaxLen));
   command->add_option("--batch-size", decode.batch_size, "sentences decoded at once")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, kLargestBatch));
+  CLI::Option* sample =
+      command->add_flag("--sample", decode.sample,
+                        "draw each piece by chance (--temperature, --top-k, --top-p, --seed) "
+                        "instead of searching for the most probable translation")
+          ->excludes(beam);
+  const SamplingFlags sampling = add_sampling_options(command, decode.sampling);
+  for (CLI::Option* option : {sampling.temperature, sampling.top_k, sampling.top_p, sampling.seed})
+    option->needs(sample);
 }
 
 Subcommand add_eval_command(CLI::App& app) {

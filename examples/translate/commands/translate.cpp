@@ -14,7 +14,7 @@ namespace {
 
 struct TranslateOptions {
   std::string model_dir = "runs/spa-eng";
-  nn::DecodeOptions decode = decode_options(1, 64);
+  decoding::DecodeOptions decode = decode_options(1, 64);
   std::vector<std::string> sentences;  // none: read stdin
 };
 
@@ -38,7 +38,7 @@ void explain_empty(const std::vector<std::string>& sentences,
 // One sentence per line in, one translation per line out, nothing else on stdout. From a
 // terminal each line is answered as it comes; from a pipe or a file all lines are read first
 // and translated in length-sorted batches (the same translations, faster).
-void translate_stdin(const Translator& translator, const nn::DecodeOptions& decode) {
+void translate_stdin(const Translator& translator, const decoding::DecodeOptions& decode) {
   refuse_unreadable_stdin();  // a directory reads as nothing: say so rather than end silently
   const bool interactive = isatty(fileno(stdin)) != 0;
   std::vector<std::string> lines, translations;

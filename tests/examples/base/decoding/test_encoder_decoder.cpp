@@ -1,5 +1,7 @@
-// tests/nn/test_decoding.cpp — nn/decoding.cpp: greedy and beam search against plain loops over
-// Transformer::forward on a tiny model, the beam's scores, and the errors for bad options.
+// tests/examples/base/decoding/test_encoder_decoder.cpp — base/decoding/encoder_decoder.cpp:
+// greedy, beam search and sampling of an encoder-decoder Transformer against plain loops over
+// Transformer::forward on a tiny model, the beam's scores, with and without the cache, and the
+// errors for bad options.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -9,12 +11,15 @@
 #include <stdexcept>
 #include <vector>
 
-#include "nn/decoding.h"
+#include "base/decoding/encoder_decoder.h"
 #include "nn/masks.h"
 #include "nn/transformer.h"
+#include "tensor/random.h"
 
 using namespace atencion;
 using namespace atencion::nn;
+using namespace atencion::examples;
+using namespace atencion::examples::decoding;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -51,17 +56,23 @@ DecodeOptions options(int64_t beam, int64_t max_length, double length_penalty = 
   return o;
 }
 
-// log p(next | source, prefix) for every token, from one full Transformer::forward of the
-// prefix (no cache, no batching: the reference the decoders are checked against).
-std::vector<double> next_log_probs(Transformer& model, const std::vector<int64_t>& source,
-                                   const std::vector<int64_t>& prefix) {
+// The logits of the token after `prefix`, from one full Transformer::forward (no cache, no
+// batching: the reference the decoders are checked against).
+Tensor next_logits(Transformer& model, const std::vector<int64_t>& source,
+                   const std::vector<int64_t>& prefix) {
   NoGradGuard no_grad;
   const int64_t s = static_cast<int64_t>(source.size()), t = static_cast<int64_t>(prefix.size());
   const Tensor logits = model.forward(Tensor::from_ids(source, {1, s}),
                                       Tensor::from_ids(prefix, {1, t}), Tensor(),
                                       causal_mask(t), Tensor())
                             .value();
-  return log_softmax(logits.select(0, 0).select(0, t - 1), -1).to_vector();
+  return logits.select(0, 0).select(0, t - 1);
+}
+
+// log p(next | source, prefix) for every token.
+std::vector<double> next_log_probs(Transformer& model, const std::vector<int64_t>& source,
+                                   const std::vector<int64_t>& prefix) {
+  return log_softmax(next_logits(model, source, prefix), -1).to_vector();
 }
 
 // Greedy, written out: append the most probable token (pad and bos never qualify) until eos.
@@ -98,7 +109,7 @@ const std::vector<std::vector<int64_t>> sources = {
 
 }  // namespace
 
-TEST_CASE("decode: greedy equals an argmax loop over Transformer::forward", "[decoding]") {
+TEST_CASE("decode: greedy equals an argmax loop over Transformer::forward", "[encoder_decoder]") {
   auto owned = tiny_model(3);
   Transformer& model = *owned;
   // All sources in one padded batch, sorted by length: padding must not change any output.
@@ -121,7 +132,7 @@ TEST_CASE("decode: greedy equals an argmax loop over Transformer::forward", "[de
   CHECK(decode(model, {sources[2]}, options(1, 8))[0] == outputs[2]);
 }
 
-TEST_CASE("decode: gives the model back in the mode it found it", "[decoding]") {
+TEST_CASE("decode: gives the model back in the mode it found it", "[encoder_decoder]") {
   auto owned = tiny_model(3);
   Transformer& model = *owned;
   model.train();
@@ -133,7 +144,7 @@ TEST_CASE("decode: gives the model back in the mode it found it", "[decoding]") 
   CHECK_FALSE(model.is_training());
 }
 
-TEST_CASE("beam_search: width 1 makes greedy's choices", "[decoding]") {
+TEST_CASE("beam_search: width 1 makes greedy's choices", "[encoder_decoder]") {
   auto owned = tiny_model(3);
   Transformer& model = *owned;
   const auto greedy = decode(model, sources, options(1, 8));
@@ -145,7 +156,7 @@ TEST_CASE("beam_search: width 1 makes greedy's choices", "[decoding]") {
 }
 
 TEST_CASE("beam_search: a beam wide enough to keep every prefix finds the most probable output",
-          "[decoding]") {
+          "[encoder_decoder]") {
   auto owned = tiny_model(5);
   Transformer& model = *owned;
   // 4 tokens may come out (unk, eos, 4, 5); with max_length 3 there are at most 4^3 = 64
@@ -180,7 +191,7 @@ TEST_CASE("beam_search: a beam wide enough to keep every prefix finds the most p
   }
 }
 
-TEST_CASE("beam_search: width 4 scores at least greedy's log-probability here", "[decoding]") {
+TEST_CASE("beam_search: width 4 scores at least greedy's log-probability here", "[encoder_decoder]") {
   // Not a theorem for every model (greedy's prefix can fall out of a beam), but what beam
   // search is for; pinned on this model and these sources with length penalty 0.
   auto owned = tiny_model(3);
@@ -198,7 +209,7 @@ TEST_CASE("beam_search: width 4 scores at least greedy's log-probability here", 
   CHECK(some_better);
 }
 
-TEST_CASE("decode: bad options give clear errors", "[decoding]") {
+TEST_CASE("decode: bad options give clear errors", "[encoder_decoder]") {
   auto owned = tiny_model(3);
   Transformer& model = *owned;
   CHECK_THROWS_WITH(
@@ -222,7 +233,7 @@ TEST_CASE("decode: bad options give clear errors", "[decoding]") {
 }
 
 TEST_CASE("decode: on_step reports each source's output so far, changing no output",
-          "[decoding]") {
+          "[encoder_decoder]") {
   auto owned = tiny_model(3);
   Transformer& model = *owned;
   for (int64_t beam : {1, 3}) {
@@ -252,4 +263,115 @@ TEST_CASE("decode: on_step reports each source's output so far, changing no outp
       if (beam == 1 && plain[i].size() == 8) CHECK((!seen[i].empty() && seen[i].back() == plain[i]));
     }
   }
+}
+
+TEST_CASE("decode: sampling draws what a loop over Transformer::forward draws, batched or alone",
+          "[encoder_decoder]") {
+  auto owned = tiny_model(3);
+  Transformer& model = *owned;
+  DecodeOptions sampled = options(1, 8);
+  sampled.sample = true;
+  sampled.sampling.temperature = 1.5;
+  sampled.sampling.top_k = 4;
+  sampled.sampling.top_p = 0.95;
+  for (const uint64_t seed : {1, 2, 3}) {
+    sampled.sampling.seed = seed;
+    sampled.batch_size = 64;
+    const auto outputs = decode(model, sources, sampled);
+    sampled.batch_size = 2;
+    CHECK(decode(model, sources, sampled) == outputs);
+    bool some_not_greedy = false;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      INFO("seed " << seed << ", source " << i);
+      // Written out: the whole prefix through forward, pad and bos at -inf, one generator a
+      // source from the seed, until eos or max_length.
+      SplitMix64 generator(seed);
+      std::vector<int64_t> prefix{bos};
+      while (prefix.size() <= 8) {
+        std::vector<double> logits = next_logits(model, sources[i], prefix).to_vector();
+        logits[pad] = logits[bos] = -std::numeric_limits<double>::infinity();
+        const int64_t token = draw(sampling_steps(logits, sampled.sampling).after_top_p, generator);
+        if (token == eos) break;
+        prefix.push_back(token);
+      }
+      CHECK(outputs[i] == std::vector<int64_t>(prefix.begin() + 1, prefix.end()));
+      some_not_greedy = some_not_greedy || outputs[i] != greedy_by_forward(model, sources[i], 8);
+    }
+    CHECK(some_not_greedy);
+  }
+  sampled.beam = 2;
+  CHECK_THROWS_WITH(decode(model, sources, sampled),
+                    Contains("sampling draws one token a row, not a beam of 2"));
+}
+
+namespace {
+
+// A random tiny Transformer in eval mode: post- or pre-norm, tied output or not, two decoder
+// layers so that the cache of a layer feeds the next.
+std::unique_ptr<Transformer> random_model(uint64_t seed, bool norm_first, bool tied) {
+  TransformerConfig config{.src_vocab = 11, .tgt_vocab = 9, .d_model = 8, .heads = 2,
+                           .encoder_layers = 1, .decoder_layers = 2, .d_ff = 16,
+                           .dropout = 0.1, .max_len = 24, .norm_first = norm_first,
+                           .tie_target_embeddings = tied, .padding_idx = pad};
+  Generator generator(seed);
+  auto model = std::make_unique<Transformer>(config, generator);
+  model->eval();
+  return model;
+}
+
+// `count` sources of 1 to 9 ids in [1, 11), drawn from `seed`.
+std::vector<std::vector<int64_t>> random_sources(uint64_t seed, int64_t count) {
+  Generator generator(seed);
+  const std::vector<double> draws = uniform({count * 10}, 0.0, 1.0, generator).to_vector();
+  std::vector<std::vector<int64_t>> out;
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t length = 1 + static_cast<int64_t>(draws[i * 10] * 9);
+    std::vector<int64_t> source;
+    for (int64_t j = 1; j <= length; ++j)
+      source.push_back(1 + static_cast<int64_t>(draws[i * 10 + j] * 10));
+    out.push_back(source);
+  }
+  return out;
+}
+
+DecodeOptions cache_options(int64_t beam, bool use_cache, int64_t batch_size = 64) {
+  DecodeOptions o = options(beam, 12);
+  o.batch_size = batch_size;
+  o.use_cache = use_cache;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("decode: with and without the cache, batched or alone, the same tokens",
+          "[encoder_decoder]") {
+  // Many sources on several random models: greedy and beam 3, with the cache in batches of 64
+  // and of 5 (padding, rows leaving the batch), against the uncached reference.
+  const auto many = random_sources(99, 40);
+  int64_t ended_by_eos = 0, total = 0;
+  for (uint64_t seed : {1, 2, 3}) {
+    const bool norm_first = seed == 2;
+    auto model = random_model(seed, norm_first, seed == 3);
+    // eos a little likelier, so outputs end both ways (eos and max_length).
+    if (model->output_projection) {
+      std::vector<double> bias(9, 0.0);
+      bias[eos] = 1.5;
+      model->output_projection->bias.mutable_value() = Tensor::from_vector(bias, {9});
+    }
+    for (const int64_t beam : {1, 3}) {
+      INFO("seed " << seed << ", beam " << beam);
+      const auto reference = decode(*model, many, cache_options(beam, false));
+      CHECK(decode(*model, many, cache_options(beam, true)) == reference);
+      CHECK(decode(*model, many, cache_options(beam, true, 5)) == reference);
+      // One at a time, as the translator's stdin did before it batched.
+      for (size_t i = 0; i < many.size(); i += 7)
+        CHECK(decode(*model, {many[i]}, cache_options(beam, true))[0] == reference[i]);
+      for (const auto& output : reference) {
+        ended_by_eos += output.size() < 12;
+        ++total;
+      }
+    }
+  }
+  CHECK(ended_by_eos > 0);
+  CHECK(ended_by_eos < total);
 }
