@@ -15,6 +15,10 @@ Every request goes to 127.0.0.1 only, and the run is bounded (--seconds, --rss-r
      alternatives: what the page asks for);
   4. memory: the server's resident set every 1,000 requests over --rss-requests requests.
 
+With each load it prints the CPU seconds the server and this script (the load generator: its
+client threads, HTTP and JSON) used, from /proc and os.times(): on a machine whose cores the two
+share, the generator's share is CPU the server did not have, which `translate` on stdin had.
+
 The sentences: the Spanish side of the shipped pairs (examples/translate/data/spa-eng.tsv), a
 seeded sample of --sample of them, so their lengths follow the corpus's mix.
 
@@ -51,15 +55,20 @@ def offline(binary, model, sentences, beam):
     run on one sentence is taken off); each time the best of three runs, as a shared machine
     only ever slows a run down."""
     def run(lines):
-        started = time.monotonic()
+        started, cpu = time.monotonic(), os.times()
         done = subprocess.run([binary, "translate", "--model", model, "--beam", str(beam)],
                               input="".join(s + "\n" for s in lines), capture_output=True,
                               text=True, check=True)
-        return done.stdout.split("\n")[:len(lines)], time.monotonic() - started
-    start = min(run(sentences[:1])[1] for _ in range(3))
+        after = os.times()
+        cpu_seconds = (after.children_user + after.children_system - cpu.children_user -
+                       cpu.children_system)
+        return done.stdout.split("\n")[:len(lines)], time.monotonic() - started, cpu_seconds
+    start = [run(sentences[:1]) for _ in range(3)]
     runs = [run(sentences) for _ in range(3)]
-    outputs, seconds = runs[0][0], min(t for _, t in runs)
-    return outputs, (len(sentences) - 1) / max(seconds - start, 1e-6)
+    outputs, seconds = runs[0][0], min(t for _, t, _ in runs)
+    cpu = min(c for _, _, c in runs) - min(c for _, _, c in start)
+    return (outputs, (len(sentences) - 1) / max(seconds - min(t for _, t, _ in start), 1e-6),
+            (len(sentences) - 1) / max(cpu, 1e-6))
 
 
 def servable(port, sentences):
@@ -130,7 +139,18 @@ class Budget:
             return True
 
 
-def load(port, sentences, expected, clients, seconds, details, budget=None, on_progress=None):
+def cpu_seconds(pid):
+    """(the process `pid`'s user + system CPU seconds, this script's own)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    mine = os.times()
+    return (int(fields[11]) + int(fields[12])) / ticks, mine.user + mine.system
+
+
+def load(port, sentences, expected, clients, seconds, details, budget=None, on_progress=None,
+         server_pid=None):
+    cpu_before = cpu_seconds(server_pid) if server_pid else None
     deadline = time.monotonic() + seconds
     shared = Budget(budget)
     workers = [Client(port, sentences, expected, deadline, shared, details, seed)
@@ -146,7 +166,11 @@ def load(port, sentences, expected, clients, seconds, details, budget=None, on_p
     latencies = [t for w in workers for t in w.latencies]
     errors = [e for w in workers for e in w.errors]
     mismatches = sum(w.mismatches for w in workers)
-    return {"requests": len(latencies), "rate": len(latencies) / elapsed,
+    cpu = None
+    if cpu_before:
+        cpu_after = cpu_seconds(server_pid)
+        cpu = (cpu_after[0] - cpu_before[0], cpu_after[1] - cpu_before[1], elapsed)
+    return {"requests": len(latencies), "rate": len(latencies) / elapsed, "cpu": cpu,
             "p50": percentile(latencies, 0.50), "p90": percentile(latencies, 0.90),
             "p99": percentile(latencies, 0.99), "errors": errors, "mismatches": mismatches}
 
@@ -183,12 +207,13 @@ def main():
     sampled = read_sentences(args.pairs, args.sample, args.seed)
     with Served(args.binary, args.model, "--queue", "1024") as server:
         sentences = servable(server.port, sampled)
-    expected, offline_rate = offline(args.binary, args.model, sentences, 1)
+    expected, offline_rate, offline_cpu_rate = offline(args.binary, args.model, sentences, 1)
     lengths = [len(s) for s in sentences]
     print(f"{len(sentences)} sentences of the pairs ({len(sampled) - len(sentences)} of "
           f"{len(sampled)} left out: over the model's positions), {min(lengths)}-{max(lengths)} "
           f"characters (median {statistics.median(lengths):.0f}); CPU: {os.cpu_count()} cores")
-    print(f"offline: translate on stdin, {offline_rate:.1f} sentences/s (start-up taken off)")
+    print(f"offline: translate on stdin, {offline_rate:.1f} sentences/s (start-up taken off), "
+          f"{offline_cpu_rate:.1f} sentences per CPU second")
     with Served(args.binary, args.model, "--queue", "1024") as server:
         seconds, page_bytes, status = first_translation(server.port)
         print(f"page load to first translation: {1000 * seconds:.0f} ms "
@@ -196,7 +221,8 @@ def main():
         results = []
         for details, seconds in ((False, args.seconds),
                                  (True, args.full_seconds or args.seconds / 3)):
-            result = load(server.port, sentences, expected, args.clients, seconds, details)
+            result = load(server.port, sentences, expected, args.clients, seconds, details,
+                          server_pid=server.process.pid)
             results.append((details, seconds, result))
         rss, rss_marks = [], list(range(0, args.rss_requests + 1, 1000))
 
@@ -220,6 +246,14 @@ def main():
         failed = failed or r["errors"] or r["mismatches"]
         for error in r["errors"][:5]:
             print(f"  error: {error}")
+    print()
+    for details, seconds, r in results:
+        server_cpu, generator_cpu, elapsed = r["cpu"]
+        print(f"CPU during the {'full' if details else 'text-only'} load ({elapsed:.1f} s on "
+              f"{os.cpu_count()} cores): server {server_cpu:.1f} s, load generator "
+              f"{generator_cpu:.1f} s ({100 * generator_cpu / max(server_cpu + generator_cpu, 1e-9):.0f}% "
+              f"of the two); the server's rate per CPU second it had: "
+              f"{r['requests'] / max(server_cpu, 1e-9):.1f} requests")
     print()
     print("resident set (MiB) after n requests: " +
           ", ".join(f"{n}: {mib:.1f}" for n, mib in rss) + f"; peak {peak:.1f}")

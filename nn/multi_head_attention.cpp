@@ -85,7 +85,7 @@ std::string MultiHeadAttention::type_name() const {
 
 Variable MultiHeadAttention::forward(const Variable& query, const Variable& key,
                                      const Variable& value, const Tensor& mask,
-                                     KeyValueCache* cache) {
+                                     KeyValueCache* cache, AttentionObserver* observer) {
   if (query.dim() != 3 || key.dim() != 3 || value.dim() != 3 || query.size(0) != key.size(0) ||
       key.size(0) != value.size(0) || query.size(2) != d_model_ || key.size(2) != kdim_ ||
       value.size(2) != vdim_ || key.size(1) != value.size(1)) {
@@ -108,7 +108,7 @@ Variable MultiHeadAttention::forward(const Variable& query, const Variable& key,
   // the queries see every position so far (docs/12-translation.md#the-key-value-cache).
   if (cache != nullptr) std::tie(key_heads, value_heads) = cache->extend(key_heads, value_heads);
   // Attend: softmax(Q_i K_iᵀ / √head_dim) V_i for every head in one batched call.
-  Variable head_outputs = (*attention)(query_heads, key_heads, value_heads, mask);
+  Variable head_outputs = (*attention)(query_heads, key_heads, value_heads, mask, observer);
   // Concat: [batch, heads, m_q, head_dim] -> [batch, m_q, d_model].
   Variable concatenated = merge_heads(head_outputs);
   // Project: Concat(head_1, …, head_h) W^O.

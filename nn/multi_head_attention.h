@@ -58,16 +58,17 @@ class MultiHeadAttention : public Module {
   // keys and values of `key` and `value` (m_k new positions, 0 allowed) are written into it after
   // those of the earlier calls, and the queries attend to all of them: the mask then broadcasts
   // to [batch, heads, m_q, cache length].
-  Variable forward(const Variable& query, const Variable& key, const Variable& value,
-                   const Tensor& mask = Tensor(), KeyValueCache* cache = nullptr);
-  Variable operator()(const Variable& query, const Variable& key, const Variable& value,
-                      const Tensor& mask = Tensor(), KeyValueCache* cache = nullptr) {
-    return forward(query, key, value, mask, cache);
-  }
-
-  // Each head's softmax(Q_i K_iᵀ / √head_dim) from the last forward, [batch, heads, m_q, m_k].
+  // `observer` (optional, nn/attention_observer.h) receives each head's
+  // softmax(Q_i K_iᵀ / √head_dim), [rows, heads, m_q, m_k], filed under `attention`.
   // (torch returns their mean over heads by default: average_attn_weights=True.)
-  const Tensor& attention_weights() const { return attention->attention_weights(); }
+  Variable forward(const Variable& query, const Variable& key, const Variable& value,
+                   const Tensor& mask = Tensor(), KeyValueCache* cache = nullptr,
+                   AttentionObserver* observer = nullptr);
+  Variable operator()(const Variable& query, const Variable& key, const Variable& value,
+                      const Tensor& mask = Tensor(), KeyValueCache* cache = nullptr,
+                      AttentionObserver* observer = nullptr) {
+    return forward(query, key, value, mask, cache, observer);
+  }
 
   std::string type_name() const override;
   int64_t d_model() const { return d_model_; }

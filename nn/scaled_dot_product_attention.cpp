@@ -89,19 +89,17 @@ bool fused_applies(const Variable& query, const Variable& key, const Variable& v
 }  // namespace
 
 Variable ScaledDotProductAttention::forward(const Variable& query, const Variable& key,
-                                            const Variable& value, const Tensor& mask) {
+                                            const Variable& value, const Tensor& mask,
+                                            AttentionObserver* observer) {
   check_shapes(query, key, value, mask);
   const bool fused = path_ == Path::Fused || (path_ == Path::Auto && key.size(-2) > kFlashKeyTile);
   if (!fused || !fused_applies(query, key, value)) {
-    return forward_step_by_step(query, key, value, mask);
+    return forward_step_by_step(query, key, value, mask, observer);
   }
   Shape scores = query.shape();
   scores.back() = key.size(-2);
   check_mask(mask, scores);
-  attention_weights_ = Tensor();  // computed from these when asked for
-  last_query_ = query.value();
-  last_key_ = key.value();
-  last_mask_ = mask;
+  if (observer != nullptr) observe_fused(query, key, mask, *observer);
   // softmax(Q Kᵀ / √d_k) V in one op, with the dropout the step-by-step path would draw.
   const double scale = 1.0 / std::sqrt(static_cast<double>(query.size(-1)));
   if (dropout_->is_training() && dropout_->p() > 0.0) {
@@ -113,22 +111,29 @@ Variable ScaledDotProductAttention::forward(const Variable& query, const Variabl
 Variable ScaledDotProductAttention::forward_step_by_step(const Variable& query,
                                                          const Variable& key,
                                                          const Variable& value,
-                                                         const Tensor& mask) {
+                                                         const Tensor& mask,
+                                                         AttentionObserver* observer) {
   // MatMul, Scale, Mask, Softmax (weights_of above).
   Variable attention_weights = weights_of(query, key, mask);
-  attention_weights_ = attention_weights.value();
-  last_query_ = last_key_ = last_mask_ = Tensor();
+  if (observer != nullptr)
+    observer->record(*this, observer->observed_rows(attention_weights.value()));
   // MatMul: each output row is the weighted mean of the values, [..., m_q, m_k]·[..., m_k, d_v].
   Variable output = matmul((*dropout_)(attention_weights), value);
   return output;
 }
 
-const Tensor& ScaledDotProductAttention::attention_weights() const {
-  if (!attention_weights_.defined() && last_query_.defined()) {
-    NoGradGuard no_grad;
-    attention_weights_ = weights_of(Variable(last_query_), Variable(last_key_), last_mask_).value();
-  }
-  return attention_weights_;
+void ScaledDotProductAttention::observe_fused(const Variable& query, const Variable& key,
+                                              const Tensor& mask,
+                                              AttentionObserver& observer) const {
+  NoGradGuard no_grad;
+  // A mask with the batch dim of its own (not broadcast over it) loses the unobserved rows too.
+  const bool batched_mask = mask.defined() && mask.dim() == query.dim() && mask.size(0) > 1;
+  const Tensor weights =
+      weights_of(Variable(observer.observed_rows(query.value())),
+                 Variable(observer.observed_rows(key.value())),
+                 batched_mask ? observer.observed_rows(mask) : mask)
+          .value();
+  observer.record(*this, weights);
 }
 
 void set_attention_path(Module& model, ScaledDotProductAttention::Path path) {

@@ -17,9 +17,11 @@
 // exponentials the backward would compute again, it runs the step-by-step path above (measured:
 // docs/14-flash-attention.md#two-paths-one-contract). set_path picks one path for every
 // length; query, key and value with different leading dims (broadcasting) always take the
-// step-by-step path. attention_weights() works
-// after either: the fused path keeps the last query, key and mask (no weights) and computes the
-// weights from them, by the step-by-step lines, on the first call. A test pins both paths equal.
+// step-by-step path. A test pins both paths equal.
+//
+// The module keeps nothing of a call: the weights go to an AttentionObserver handed to forward
+// (nn/attention_observer.h), after either path. On the fused path, which never holds them, an
+// observed call computes them for the observed rows only, by the step-by-step lines.
 //
 // Arguments come in the order query, key, value. The notebooks' forward(key, query, value)
 // takes the key first while their MultiHeadAttention passes (Q, K, V): with different
@@ -30,6 +32,7 @@
 #include <memory>
 #include <string>
 
+#include "nn/attention_observer.h"
 #include "nn/dropout.h"
 #include "nn/module.h"
 
@@ -46,16 +49,15 @@ class ScaledDotProductAttention : public Module {
 
   // `mask` (optional, Bool, true = may attend: nn/masks.h) broadcasts to the scores
   // [..., m_q, m_k]. A query whose keys are all masked gets all-zero weights and a zero output.
+  // `observer` (optional) receives softmax(mask(Q Kᵀ / √d_k)) [..., m_q, m_k] of the rows it
+  // asks for, without history: for inspection and heat maps (before dropout, so each row sums
+  // to 1 or is all zero).
   Variable forward(const Variable& query, const Variable& key, const Variable& value,
-                   const Tensor& mask = Tensor());
+                   const Tensor& mask = Tensor(), AttentionObserver* observer = nullptr);
   Variable operator()(const Variable& query, const Variable& key, const Variable& value,
-                      const Tensor& mask = Tensor()) {
-    return forward(query, key, value, mask);
+                      const Tensor& mask = Tensor(), AttentionObserver* observer = nullptr) {
+    return forward(query, key, value, mask, observer);
   }
-
-  // softmax(Q Kᵀ / √d_k) of the last forward call, [..., m_q, m_k], without history: for
-  // inspection and heat maps (before dropout, so each row sums to 1 or is all zero).
-  const Tensor& attention_weights() const;
 
   void set_path(Path path) { path_ = path; }
   Path path() const { return path_; }
@@ -64,13 +66,14 @@ class ScaledDotProductAttention : public Module {
 
  private:
   Variable forward_step_by_step(const Variable& query, const Variable& key,
-                                const Variable& value, const Tensor& mask);
+                                const Variable& value, const Tensor& mask,
+                                AttentionObserver* observer);
+  // The fused path's weights for the observer: its rows of query, key and mask, step by step.
+  void observe_fused(const Variable& query, const Variable& key, const Tensor& mask,
+                     AttentionObserver& observer) const;
 
   std::shared_ptr<Dropout> dropout_;
   Path path_ = Path::Auto;
-  // The last forward's weights, or (fused path) what computes them when first asked for.
-  mutable Tensor attention_weights_;
-  Tensor last_query_, last_key_, last_mask_;
 };
 
 // Sets the path of every ScaledDotProductAttention in `model` (itself included), e.g. a whole

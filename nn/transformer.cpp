@@ -60,15 +60,16 @@ std::string EncoderLayer::type_name() const {
                                             dropout1->p(), norm_first_});
 }
 
-Variable EncoderLayer::forward(const Variable& x, const Tensor& mask, KeyValueCache* cache) {
+Variable EncoderLayer::forward(const Variable& x, const Tensor& mask, KeyValueCache* cache,
+                               AttentionObserver* observer) {
   if (norm_first_) {
     // Pre-norm: x + Dropout(Sublayer(LayerNorm(x))), for each of the two sublayers.
     const Variable normed = (*norm1)(x);
-    const Variable attended = x + (*dropout1)((*self_attn)(normed, normed, normed, mask, cache));
+    const Variable attended = x + (*dropout1)((*self_attn)(normed, normed, normed, mask, cache, observer));
     return attended + (*dropout2)((*feed_forward)((*norm2)(attended)));
   }
   // Post-norm (the paper): LayerNorm(x + Dropout(Sublayer(x))).
-  const Variable attended = (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, mask, cache)));
+  const Variable attended = (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, mask, cache, observer)));
   return (*norm2)(attended + (*dropout2)((*feed_forward)(attended)));
 }
 
@@ -96,7 +97,7 @@ std::string DecoderLayer::type_name() const {
 
 Variable DecoderLayer::forward(const Variable& x, const Variable& memory,
                                const Tensor& target_mask, const Tensor& memory_mask,
-                               LayerCache* cache) {
+                               LayerCache* cache, AttentionObserver* observer) {
   // Training: no cache, every key and value is computed here. Decoding: each attention writes
   // the new positions' keys and values into its cache and attends to all of the cached ones.
   KeyValueCache* self_cache = cache ? &cache->self_attn : nullptr;
@@ -106,20 +107,21 @@ Variable DecoderLayer::forward(const Variable& x, const Variable& memory,
     // (the encoder's final LayerNorm has already normalised it).
     const Variable normed = (*norm1)(x);
     const Variable attended =
-        x + (*dropout1)((*self_attn)(normed, normed, normed, target_mask, self_cache));
+        x + (*dropout1)((*self_attn)(normed, normed, normed, target_mask, self_cache, observer));
     const Variable attended_normed = (*norm2)(attended);
     const Variable crossed =
         attended + (*dropout2)((*cross_attn)(attended_normed, memory, memory, memory_mask,
-                                             cross_cache));
+                                             cross_cache, observer));
     return crossed + (*dropout3)((*feed_forward)((*norm3)(crossed)));
   }
   // Post-norm (the paper): LayerNorm(x + Dropout(Sublayer(x))) three times.
   // 1. masked self-attention: each target position sees itself and the positions before it.
   const Variable attended =
-      (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, target_mask, self_cache)));
+      (*norm1)(x + (*dropout1)((*self_attn)(x, x, x, target_mask, self_cache, observer)));
   // 2. encoder-decoder attention: queries from the decoder, keys and values from the memory.
   const Variable crossed = (*norm2)(
-      attended + (*dropout2)((*cross_attn)(attended, memory, memory, memory_mask, cross_cache)));
+      attended + (*dropout2)((*cross_attn)(attended, memory, memory, memory_mask, cross_cache,
+                                              observer)));
   // 3. feed-forward, position by position.
   return (*norm3)(crossed + (*dropout3)((*feed_forward)(crossed)));
 }
@@ -141,9 +143,9 @@ std::string Encoder::type_name() const {
   return "Encoder(layers=" + std::to_string(layers.size()) + ")";
 }
 
-Variable Encoder::forward(const Variable& x, const Tensor& mask) {
+Variable Encoder::forward(const Variable& x, const Tensor& mask, AttentionObserver* observer) {
   Variable hidden = x;
-  for (auto& layer : layers) hidden = layer->forward(hidden, mask);
+  for (auto& layer : layers) hidden = layer->forward(hidden, mask, nullptr, observer);
   return norm ? (*norm)(hidden) : hidden;
 }
 
@@ -163,14 +165,15 @@ std::string Decoder::type_name() const {
 }
 
 Variable Decoder::forward(const Variable& x, const Variable& memory, const Tensor& target_mask,
-                          const Tensor& memory_mask, std::span<LayerCache> cache) {
+                          const Tensor& memory_mask, std::span<LayerCache> cache,
+                          AttentionObserver* observer) {
   if (!cache.empty() && cache.size() != layers.size())
     throw std::invalid_argument("Decoder::forward: a cache of " + std::to_string(cache.size()) +
                                 " layers for a decoder of " + std::to_string(layers.size()));
   Variable hidden = x;
   for (size_t l = 0; l < layers.size(); ++l)
     hidden = layers[l]->forward(hidden, memory, target_mask, memory_mask,
-                                cache.empty() ? nullptr : &cache[l]);
+                                cache.empty() ? nullptr : &cache[l], observer);
   return norm ? (*norm)(hidden) : hidden;
 }
 
@@ -234,16 +237,17 @@ Variable Transformer::project(const Variable& decoder_output) const {
   return matmul(decoder_output, tgt_embedding->weight, Trans::No, Trans::Yes);
 }
 
-Variable Transformer::encode(const Tensor& source, const Tensor& source_mask) {
+Variable Transformer::encode(const Tensor& source, const Tensor& source_mask,
+                             AttentionObserver* observer) {
   if (source.dim() != 2)
     throw std::invalid_argument("Transformer::encode: source " + shape_to_string(source.shape()) +
                                 ": expected ids [batch, S]");
-  return encoder->forward(embed_source(source), source_mask);
+  return encoder->forward(embed_source(source), source_mask, observer);
 }
 
 Variable Transformer::decode_states(const Tensor& target, const Variable& memory,
                                     const Tensor& target_mask, const Tensor& memory_mask,
-                                    std::span<LayerCache> cache) {
+                                    std::span<LayerCache> cache, AttentionObserver* observer) {
   if (target.dim() != 2 || memory.dim() != 3 || memory.size(0) != target.size(0))
     throw std::invalid_argument("Transformer::decode: target " + shape_to_string(target.shape()) +
                                 ", memory " + shape_to_string(memory.shape()) +
@@ -251,13 +255,13 @@ Variable Transformer::decode_states(const Tensor& target, const Variable& memory
   // With a cache, the target's first id comes after the positions the cache holds.
   const int64_t first_position = cache.empty() ? 0 : cache.front().self_attn.length();
   return decoder->forward(embed_target(target, first_position), memory, target_mask, memory_mask,
-                          cache);
+                          cache, observer);
 }
 
 Variable Transformer::decode(const Tensor& target, const Variable& memory,
                              const Tensor& target_mask, const Tensor& memory_mask,
-                             std::span<LayerCache> cache) {
-  return project(decode_states(target, memory, target_mask, memory_mask, cache));
+                             std::span<LayerCache> cache, AttentionObserver* observer) {
+  return project(decode_states(target, memory, target_mask, memory_mask, cache, observer));
 }
 
 Variable Transformer::projected_cross_entropy(const Variable& decoder_output,
@@ -272,9 +276,9 @@ Variable Transformer::projected_cross_entropy(const Variable& decoder_output,
 
 Variable Transformer::forward(const Tensor& source, const Tensor& target,
                               const Tensor& source_mask, const Tensor& target_mask,
-                              const Tensor& memory_mask) {
-  const Variable memory = encode(source, source_mask);
-  return decode(target, memory, target_mask, memory_mask);
+                              const Tensor& memory_mask, AttentionObserver* observer) {
+  const Variable memory = encode(source, source_mask, observer);
+  return decode(target, memory, target_mask, memory_mask, {}, observer);
 }
 
 }  // namespace atencion::nn

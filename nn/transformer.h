@@ -70,8 +70,9 @@ class EncoderLayer : public Module {
   // With a cache (inference only; a decoder-only model such as GPT, whose blocks are this layer
   // with a causal mask), x holds the S positions after those the cache holds and the mask
   // broadcasts to [batch, heads, S, positions so far], as DecoderLayer's self-attention.
+  // `observer` (optional): the self-attention's weights (nn/attention_observer.h).
   Variable forward(const Variable& x, const Tensor& mask = Tensor(),
-                   KeyValueCache* cache = nullptr);
+                   KeyValueCache* cache = nullptr, AttentionObserver* observer = nullptr);
   std::string type_name() const override;
 
   std::shared_ptr<MultiHeadAttention> self_attn;
@@ -101,9 +102,10 @@ class DecoderLayer : public Module {
   // then the memory positions not yet in cache->cross_attn ([batch, 0, d_model] once
   // start_decoding has put them all there), and target_mask broadcasts to
   // [batch, heads, T, positions so far] (none is needed for one new position: nothing after it
-  // exists yet).
+  // exists yet). `observer` (optional): both attentions' weights (nn/attention_observer.h).
   Variable forward(const Variable& x, const Variable& memory, const Tensor& target_mask = Tensor(),
-                   const Tensor& memory_mask = Tensor(), LayerCache* cache = nullptr);
+                   const Tensor& memory_mask = Tensor(), LayerCache* cache = nullptr,
+                   AttentionObserver* observer = nullptr);
   std::string type_name() const override;
 
   std::shared_ptr<MultiHeadAttention> self_attn;   // masked self-attention
@@ -119,7 +121,8 @@ class DecoderLayer : public Module {
 class Encoder : public Module {
  public:
   Encoder(const TransformerLayerConfig& config, int64_t layer_count, Generator& generator);
-  Variable forward(const Variable& x, const Tensor& mask = Tensor());
+  Variable forward(const Variable& x, const Tensor& mask = Tensor(),
+                   AttentionObserver* observer = nullptr);
   std::string type_name() const override;
 
   std::vector<std::shared_ptr<EncoderLayer>> layers;
@@ -132,7 +135,8 @@ class Decoder : public Module {
   // Each layer's forward in turn; `cache`: none (training, and the uncached reference), or one
   // LayerCache per layer (DecoderLayer::forward says what x, memory and masks then hold).
   Variable forward(const Variable& x, const Variable& memory, const Tensor& target_mask = Tensor(),
-                   const Tensor& memory_mask = Tensor(), std::span<LayerCache> cache = {});
+                   const Tensor& memory_mask = Tensor(), std::span<LayerCache> cache = {},
+                   AttentionObserver* observer = nullptr);
   std::string type_name() const override;
 
   std::vector<std::shared_ptr<DecoderLayer>> layers;
@@ -166,17 +170,22 @@ class Transformer : public Module {
   // the output projection as Linear's default.
   Transformer(const TransformerConfig& config, Generator& generator);
 
+  // Each forward below takes an optional AttentionObserver last (nn/attention_observer.h): it
+  // receives the weights of every attention the call runs, for the batch rows it asks for.
+
   // source ids [batch, S] (Int64) -> memory [batch, S, d_model]
-  Variable encode(const Tensor& source, const Tensor& source_mask = Tensor());
+  Variable encode(const Tensor& source, const Tensor& source_mask = Tensor(),
+                  AttentionObserver* observer = nullptr);
   // target ids [batch, T], memory [batch, S, d_model] -> logits [batch, T, tgt_vocab].
   // With a cache (one LayerCache per decoder layer: nn/decoder_cache.h makes them), target holds
   // the T positions after those the cache holds, as in Decoder::forward.
   Variable decode(const Tensor& target, const Variable& memory,
                   const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor(),
-                  std::span<LayerCache> cache = {});
+                  std::span<LayerCache> cache = {}, AttentionObserver* observer = nullptr);
   // decode(target, encode(source, source_mask), target_mask, memory_mask)
   Variable forward(const Tensor& source, const Tensor& target, const Tensor& source_mask = Tensor(),
-                   const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor());
+                   const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor(),
+                   AttentionObserver* observer = nullptr);
 
   // Embedding·√d_model + PE (then dropout): the encoder's and decoder's inputs. The target's
   // first id sits at position first_position (not 0 after a key/value cache's positions).
@@ -187,7 +196,7 @@ class Transformer : public Module {
   // decode() without the projection: the decoder states [batch, T, d_model].
   Variable decode_states(const Tensor& target, const Variable& memory,
                          const Tensor& target_mask = Tensor(), const Tensor& memory_mask = Tensor(),
-                         std::span<LayerCache> cache = {});
+                         std::span<LayerCache> cache = {}, AttentionObserver* observer = nullptr);
   // cross_entropy(project(decoder_output), targets, options), computed by linear_cross_entropy
   // (nn/loss.h) without ever holding the logits [batch, T, tgt_vocab] or their gradient:
   // what training calls. docs/11-training.md#cross-entropy

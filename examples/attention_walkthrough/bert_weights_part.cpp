@@ -34,13 +34,16 @@ int64_t index_of(const Tokens& tokens, const std::string& token) {
 }
 
 // Over every layer and head: where "it" looks at "dog" the most (BertViz's famous head).
-void print_it_and_dog(bert::Bert& model, const Tokens& tokens) {
+// `observer` saw the model's forward over `tokens`.
+void print_it_and_dog(bert::Bert& model, const nn::AttentionObserver& observer,
+                      const Tokens& tokens) {
   const int64_t it = index_of(tokens, "it"), dog = index_of(tokens, "dog");
   if (it < 0 || dog < 0) return;
   double best = -1;
   int64_t best_layer = 0, best_head = 0;
   for (size_t layer = 0; layer < model.encoder->layers.size(); ++layer) {
-    const Tensor weights = model.encoder->layers[layer]->self_attn->attention_weights().select(0, 0);
+    const Tensor weights =
+        observer.weights(*model.encoder->layers[layer]->self_attn->attention).select(0, 0);
     for (int64_t head = 0; head < weights.size(0); ++head) {
       const double weight = weights.select(0, head).select(0, it).select(0, dog).item();
       if (weight > best) {
@@ -82,23 +85,26 @@ std::filesystem::path show_random_attention(const std::filesystem::path& out, co
   const int64_t random_heads = config.hidden % 8 == 0 ? 8 : config.heads;
   Generator generator(2024);
   nn::MultiHeadAttention random_attention(config.hidden, random_heads, generator);
-  const Variable random_output = random_attention(x, x, x);
+  nn::AttentionObserver observer;
+  const Variable random_output = random_attention(x, x, x, Tensor(), nullptr, &observer);
   print_step("random attention's output", random_output.value(),
              std::to_string(random_heads) + " untrained heads");
   const std::filesystem::path svg = out / "bert_random_heads.svg";
   examples::write_heatmaps_svg(
       svg.string(),
       "Untrained " + std::to_string(random_heads) + "-head attention on BERT's embeddings",
-      heads_of(random_attention.attention_weights().select(0, 0), tokens), 4, false);
+      heads_of(observer.weights(*random_attention.attention).select(0, 0), tokens), 4, false);
   return svg;
 }
 
 // BERT's own first layer on the sentence (its real input: the embeddings' LayerNorm as well);
-// returns the SVG of its heads it writes into `out`.
+// returns the SVG of its heads it writes into `out`. `observer` sees the forward (every layer).
 std::filesystem::path show_first_layer(const std::filesystem::path& out, bert::Bert& model,
-                                       const Tensor& ids, const Tokens& tokens) {
-  model.encode(ids);
-  const Tensor first_layer = model.encoder->layers[0]->self_attn->attention_weights().select(0, 0);
+                                       const Tensor& ids, const Tokens& tokens,
+                                       nn::AttentionObserver& observer) {
+  model.encode(ids, Tensor(), Tensor(), &observer);
+  const Tensor first_layer =
+      observer.weights(*model.encoder->layers[0]->self_attn->attention).select(0, 0);
   print_step("BERT's layer 0 attention weights", first_layer,
              std::to_string(first_layer.size(0)) + " heads of its first layer");
   const std::filesystem::path svg = out / "bert_layer0_heads.svg";
@@ -133,9 +139,11 @@ void show_bert_weights(const std::filesystem::path& out, const std::string& bert
   const Variable x = bert_embeddings(model, id_tensor);
   const std::filesystem::path random_svg =
       show_random_attention(out, x, tokens, directory.weights.config);
-  const std::filesystem::path first_layer_svg = show_first_layer(out, model, id_tensor, tokens);
+  nn::AttentionObserver observer;
+  const std::filesystem::path first_layer_svg =
+      show_first_layer(out, model, id_tensor, tokens, observer);
   std::printf("  wrote %s and %s\n", random_svg.string().c_str(), first_layer_svg.string().c_str());
-  print_it_and_dog(model, tokens);
+  print_it_and_dog(model, observer, tokens);
 }
 
 }  // namespace walkthrough

@@ -214,12 +214,14 @@ EncoderPart encoder_self_attention(Walk& walk) {
   // Without the Linear layers each token's query IS its key: x_i·x_i is the largest dot
   // product in its row, so every token mostly attends to itself (docs/03-linear.md).
   ScaledDotProductAttention plain;
-  plain(x, x, x);
+  AttentionObserver observer;  // receives the weights (nn/attention_observer.h)
+  plain(x, x, x, Tensor(), &observer);
+  const Tensor weights = observer.weights(plain).select(0, 0);
   write_heatmaps_svg(
       walk.written("self_attention_without_projections.svg"),
       "softmax(x xᵀ / √768): no projections, every token looks at itself",
-      {{"no Linear layers", plain.attention_weights().select(0, 0), sentence, sentence}}, 1, true);
-  print_diagonal(plain.attention_weights().select(0, 0), sentence);
+      {{"no Linear layers", weights, sentence, sentence}}, 1, true);
+  print_diagonal(weights, sentence);
 
   MultiHeadAttention encoder_attention(kDModel, kHeads, walk.generator);
   std::printf("%s", encoder_attention.summary().c_str());  // docs/03-linear.md#modules
@@ -286,7 +288,9 @@ void encoder_decoder_attention(Walk& walk, DecoderPart& part) {
   print_step("X_E", encoder_x.value(), "¿ Cuál es tu nombre ?");
   // The notebook's scaled dot-product attention straight on the embeddings, n = 768.
   ScaledDotProductAttention cross_plain;
-  const Tensor cross_output = cross_plain(decoder_x, encoder_x, encoder_x).value();
+  AttentionObserver observer;
+  const Tensor cross_output =
+      cross_plain(decoder_x, encoder_x, encoder_x, Tensor(), &observer).value();
   const int64_t n = decoder_x.size(2);  // the embedding width, notebook 001's n
   std::printf("  MatMul X_D X_Eᵀ: %s·%s = %s\n", dims(m_D, n).c_str(), dims(n, m_E).c_str(),
               dims(m_D, m_E).c_str());
@@ -294,7 +298,7 @@ void encoder_decoder_attention(Walk& walk, DecoderPart& part) {
               dims(m_E, encoder_x.size(2)).c_str(), dims(m_D, cross_output.size(2)).c_str());
   print_step("output", cross_output);
   std::printf("  attention percentages (rows: English queries, columns: Spanish keys)\n");
-  const Tensor cross_weights = cross_plain.attention_weights().select(0, 0);
+  const Tensor cross_weights = observer.weights(cross_plain).select(0, 0);
   print_weights(cross_weights, english, spanish);
   write_heatmaps_svg(walk.written("cross_attention_embeddings.svg"),
                      "softmax(X_D X_Eᵀ / √768): each English token over the Spanish ones",

@@ -81,8 +81,9 @@ std::string Bert::type_name() const {
          ", layers=" + std::to_string(config_.layers) + ")";
 }
 
-Variable Bert::encode(const Tensor& ids, const Tensor& mask, const Tensor& token_types) {
-  return encoder->forward(embeddings->forward(ids, token_types), mask);
+Variable Bert::encode(const Tensor& ids, const Tensor& mask, const Tensor& token_types,
+                      nn::AttentionObserver* observer) {
+  return encoder->forward(embeddings->forward(ids, token_types), mask, observer);
 }
 
 Variable Bert::transform(const Variable& hidden) const {

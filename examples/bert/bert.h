@@ -70,8 +70,9 @@ class Bert : public nn::Module {
 
   // ids [batch, S] (Int64) -> hidden states [batch, S, hidden]. `mask`: which keys each query
   // may see, e.g. padding_mask(lengths, S) [batch, 1, 1, S] (nn/masks.h); undefined = all.
+  // `observer` (optional): each layer's self-attention weights (nn/attention_observer.h).
   Variable encode(const Tensor& ids, const Tensor& mask = Tensor(),
-                  const Tensor& token_types = Tensor());
+                  const Tensor& token_types = Tensor(), nn::AttentionObserver* observer = nullptr);
   // The masked-LM head: hidden [..., hidden] -> logits [..., vocab].
   Variable mlm_logits(const Variable& hidden) const;
   // Mean cross-entropy of the positions whose label is not nn::kIgnoreIndex, -100 (the masked

@@ -39,9 +39,11 @@ std::string filled(std::string text, const std::vector<std::vector<Guess>>& mask
   return text;
 }
 
+// `observer` saw the batch's forward, whose row `row` was this request.
 nlohmann::json fill_mask_reply(const MaskedLanguageModel& lm, const FillMaskRequest& request,
-                               const std::vector<std::vector<Guess>>& all_masks) {
-  explorer::Sentence sentence = attention_sentence(lm, request.text);
+                               const std::vector<std::vector<Guess>>& all_masks,
+                               const nn::AttentionObserver& observer, int64_t row) {
+  explorer::Sentence sentence = attention_sentence(lm, request.text, observer, row);
   nlohmann::json masks = nlohmann::json::array();
   std::vector<std::vector<Guess>> shown;
   for (const std::vector<Guess>& guesses : all_masks) {
@@ -94,10 +96,13 @@ std::vector<serve::Reply> fill_mask_requests(const MaskedLanguageModel& lm,
   }
   if (valid.empty()) return replies;
   // One batch at the largest top_k: each request's own top_k is the first of those (the order
-  // is by probability, ties by id, so the first k are the top k).
-  const auto guesses = lm.fill_mask(texts, top_k);
+  // is by probability, ties by id, so the first k are the top k). The maps come out of the same
+  // forward: the observer keeps every row's weights.
+  nn::AttentionObserver observer;
+  const auto guesses = lm.fill_mask(texts, top_k, &observer);
   for (size_t k = 0; k < valid.size(); ++k)
-    replies[valid[k]] = {200, fill_mask_reply(lm, read[valid[k]], guesses[k])};
+    replies[valid[k]] = {200, fill_mask_reply(lm, read[valid[k]], guesses[k], observer,
+                                              static_cast<int64_t>(k))};
   return replies;
 }
 

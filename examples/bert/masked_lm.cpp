@@ -134,7 +134,8 @@ Variable MaskedLanguageModel::loss(const EncodedBatch& batch) const {
 }
 
 std::vector<std::vector<std::vector<Guess>>> MaskedLanguageModel::fill_mask(
-    const std::vector<std::string>& sentences, int64_t top_k) const {
+    const std::vector<std::string>& sentences, int64_t top_k,
+    nn::AttentionObserver* observer) const {
   if (!has_head)
     throw std::invalid_argument("fill-mask: the model has no masked-LM head (a BertModel "
                                 "directory; BertForMaskedLM's has cls.predictions)");
@@ -147,7 +148,7 @@ std::vector<std::vector<std::vector<Guess>>> MaskedLanguageModel::fill_mask(
   }
   NoGradGuard no_grad;
   const EncodedBatch batch = encode_batch(encoded, pieces->special().pad);
-  const Variable hidden = model->encode(batch.ids, batch.mask);
+  const Variable hidden = model->encode(batch.ids, batch.mask, Tensor(), observer);
   // The head on the masked rows only, all of them at once: softmax over the pieces.
   const int64_t length = batch.ids.size(1);
   std::vector<int64_t> rows;

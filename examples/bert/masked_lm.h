@@ -55,8 +55,11 @@ struct MaskedLanguageModel {
   Variable loss(const EncodedBatch& batch) const;
   // For each sentence (each with at least one "[MASK]"), for each of its masks in order, the
   // top_k pieces by probability. std::invalid_argument for a sentence without [MASK].
-  std::vector<std::vector<std::vector<Guess>>> fill_mask(const std::vector<std::string>& sentences,
-                                                         int64_t top_k) const;
+  // `observer` (optional) receives every layer's attention weights of the batch, whose row b
+  // is sentence b, padded to the longest (nn/attention_observer.h).
+  std::vector<std::vector<std::vector<Guess>>> fill_mask(
+      const std::vector<std::string>& sentences, int64_t top_k,
+      nn::AttentionObserver* observer = nullptr) const;
   bool has_head = true;  // false for a BertModel directory (hidden states only)
 };
 

@@ -56,7 +56,8 @@ std::string GPT::type_name() const {
          ")";
 }
 
-Variable GPT::hidden_states(const Tensor& ids, std::span<nn::KeyValueCache> cache) {
+Variable GPT::hidden_states(const Tensor& ids, std::span<nn::KeyValueCache> cache,
+                            nn::AttentionObserver* observer) {
   if (ids.dim() != 2 || ids.dtype() != DType::Int64)
     throw std::invalid_argument("GPT: ids must be Int64 [batch, T], got " +
                                 std::string(dtype_name(ids.dtype())) + " " +
@@ -77,13 +78,14 @@ Variable GPT::hidden_states(const Tensor& ids, std::span<nn::KeyValueCache> cach
   Variable x = (*dropout)((*token_embedding)(ids) + (*position_embedding)(positions));
   const Tensor mask = nn::causal_mask_after(past, length);
   for (size_t i = 0; i < layers.size(); ++i)
-    x = layers[i]->forward(x, mask, cache.empty() ? nullptr : &cache[i]);
+    x = layers[i]->forward(x, mask, cache.empty() ? nullptr : &cache[i], observer);
   return (*final_norm)(x);
 }
 
-Variable GPT::forward(const Tensor& ids, std::span<nn::KeyValueCache> cache) {
+Variable GPT::forward(const Tensor& ids, std::span<nn::KeyValueCache> cache,
+                      nn::AttentionObserver* observer) {
   // logits = h Eᵀ: the output layer is the token embedding (weight tying)
-  return matmul(hidden_states(ids, cache), token_embedding->weight, Trans::No, Trans::Yes);
+  return matmul(hidden_states(ids, cache, observer), token_embedding->weight, Trans::No, Trans::Yes);
 }
 
 Variable GPT::loss(const Tensor& ids, const Tensor& targets) {

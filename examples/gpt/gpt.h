@@ -52,10 +52,13 @@ class GPT : public nn::Module {
 
   // ids [batch, T] (Int64, T ≤ context) -> the final LayerNorm's output [batch, T, d_model].
   // With a cache (one KeyValueCache per layer: make_cache; inference only, under NoGradGuard),
-  // ids are the T positions after the cache's and attend to all it holds.
-  Variable hidden_states(const Tensor& ids, std::span<nn::KeyValueCache> cache = {});
+  // ids are the T positions after the cache's and attend to all it holds. `observer`
+  // (optional): each layer's causal self-attention weights (nn/attention_observer.h).
+  Variable hidden_states(const Tensor& ids, std::span<nn::KeyValueCache> cache = {},
+                         nn::AttentionObserver* observer = nullptr);
   // logits [batch, T, vocab] = hidden_states(ids) · Eᵀ
-  Variable forward(const Tensor& ids, std::span<nn::KeyValueCache> cache = {});
+  Variable forward(const Tensor& ids, std::span<nn::KeyValueCache> cache = {},
+                   nn::AttentionObserver* observer = nullptr);
   // The language-model loss: mean cross-entropy of targets [batch, T] (the ids shifted by one)
   // given ids, computed without holding the logits (nn::linear_cross_entropy).
   Variable loss(const Tensor& ids, const Tensor& targets);

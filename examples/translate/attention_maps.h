@@ -3,6 +3,7 @@
 // Lesson: docs/12-translation.md#heat-maps, docs/12-translation.md#the-attention-explorer
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,20 +13,29 @@
 
 namespace atencion::examples::translate {
 
-// Translates `sentence` greedily, then runs the model once more on (sentence, <s> translation)
-// so that every attention module holds the weights of exactly this pair. The maps, in order:
-// encoder self-attention of each layer, then per decoder layer its masked self-attention and
-// its encoder-decoder attention; each [heads, queries, keys] with the pieces as tokens.
-// The sentence's name is "sentence → translation".
-explorer::Sentence attention_maps(const Translator& translator, const std::string& sentence);
+// A translation already made, for attention_maps: the text, its source ids and its output ids
+// (without bos and eos; from greedy or beam search).
+struct Translated {
+  std::string text;
+  std::vector<int64_t> source_ids;
+  std::vector<int64_t> target_ids;
+};
 
-// The same for a translation already made (ids without bos and eos; from greedy or beam search):
-// the maps, the translation, its pieces (the end piece last) and, for each output position,
-// the `alternatives` likeliest pieces with the model's probabilities (the softmax of that
-// decoder row's logits: what the model would have said next after the pieces before it).
-explorer::Sentence attention_maps(const Translator& translator, const std::string& sentence,
-                                  const std::vector<int64_t>& source_ids,
-                                  const std::vector<int64_t>& target_ids, int64_t alternatives = 5);
+// The maps of each translation, from batched forwards of (source, <s> translation) (sorted by
+// length, 32 pairs each) whose nn::AttentionObserver keeps every row's weights, in order:
+// encoder self-attention of each layer, then per decoder layer its masked self-attention and its
+// encoder-decoder attention; each [heads, queries, keys] with the pieces as tokens (the batch's
+// padding cut off: each is what its sentence gets alone). With them the translation, its pieces
+// (the end piece last) and, for each output position, the `alternatives` likeliest pieces with
+// the model's probabilities (the softmax of that decoder row's logits: what the model would have
+// said next after the pieces before it). A sentence's name is "text → translation".
+std::vector<explorer::Sentence> attention_maps(const Translator& translator,
+                                               const std::vector<Translated>& translations,
+                                               int64_t alternatives = 5);
+
+// `show`'s maps: the sentences translated greedily in one batch, then attention_maps above.
+std::vector<explorer::Sentence> attention_maps(const Translator& translator,
+                                               const std::vector<std::string>& sentences);
 
 // The curves of trainer.json's history: the training loss (label-smoothed) with the dev loss
 // (no smoothing) recorded at each checkpoint, and the learning rate, against the step.

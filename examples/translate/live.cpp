@@ -104,23 +104,41 @@ nlohmann::json translation_reply(const explorer::Sentence& sentence,
           {"sentence", std::move(data)}};
 }
 
-// A decoded request's reply: the translation and its pieces, and with "details" the model run
-// once more for the maps and alternatives.
-serve::Reply decoded_reply(const Translator& translator, const PreparedRequest& request,
-                           const std::vector<int64_t>& output, int64_t beam) {
-  const std::vector<std::string> source_pieces =
-      pieces_of(translator.source_tokenizer, request.source);
-  if (!request.read.details) {
-    std::vector<std::string> output_pieces = pieces_of(translator.target_tokenizer, output);
-    output_pieces.push_back(translator.target_tokenizer.piece(Tokenizer::eos_id));
-    return {200, {{"translation", translator.target_tokenizer.decode(output)},
-                  {"source_pieces", source_pieces},
-                  {"output_pieces", output_pieces},
-                  {"beam", beam}}};
+// A decoded request's reply without "details": the translation and its pieces.
+serve::Reply text_reply(const Translator& translator, const PreparedRequest& request,
+                        const std::vector<int64_t>& output, int64_t beam) {
+  std::vector<std::string> output_pieces = pieces_of(translator.target_tokenizer, output);
+  output_pieces.push_back(translator.target_tokenizer.piece(Tokenizer::eos_id));
+  return {200, {{"translation", translator.target_tokenizer.decode(output)},
+                {"source_pieces", pieces_of(translator.source_tokenizer, request.source)},
+                {"output_pieces", output_pieces},
+                {"beam", beam}}};
+}
+
+// The replies of the requests `indices` (one beam width), decoded in one batch; those with
+// "details" get their maps and alternatives from one observed forward of them all
+// (attention_maps), never one forward each.
+void answer_decoded(const Translator& translator, const std::vector<PreparedRequest>& prepared,
+                    const std::vector<size_t>& indices,
+                    const std::vector<std::vector<int64_t>>& outputs, int64_t beam,
+                    std::vector<serve::Reply>& replies) {
+  std::vector<Translated> detailed;
+  std::vector<size_t> detailed_requests;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const PreparedRequest& request = prepared[indices[k]];
+    if (!request.read.details) {
+      replies[indices[k]] = text_reply(translator, request, outputs[k], beam);
+      continue;
+    }
+    detailed.push_back({request.read.text, request.source, outputs[k]});
+    detailed_requests.push_back(indices[k]);
   }
-  const explorer::Sentence sentence =
-      attention_maps(translator, request.read.text, request.source, output);
-  return {200, translation_reply(sentence, source_pieces, beam)};
+  const std::vector<explorer::Sentence> sentences = attention_maps(translator, detailed);
+  for (size_t j = 0; j < detailed.size(); ++j)
+    replies[detailed_requests[j]] = {
+        200, translation_reply(sentences[j],
+                               pieces_of(translator.source_tokenizer, detailed[j].source_ids),
+                               beam)};
 }
 
 }  // namespace
@@ -143,8 +161,7 @@ std::vector<serve::Reply> translate_requests(const Translator& translator,
   for (const auto& [beam, indices] : by_beam) {
     const std::vector<std::vector<int64_t>> outputs =
         decode_together(translator, prepared, indices, beam, max_length, progress);
-    for (size_t k = 0; k < indices.size(); ++k)
-      replies[indices[k]] = decoded_reply(translator, prepared[indices[k]], outputs[k], beam);
+    answer_decoded(translator, prepared, indices, outputs, beam, replies);
   }
   return replies;
 }

@@ -25,9 +25,10 @@ TEST_CASE("MultiHeadAttention: notebook 003's shapes, [1, 12, 768] with 8 heads"
   MultiHeadAttention attention(768, 8, generator);
   CHECK(attention.head_dim() == 96);
   Variable embeddings(randn({1, 12, 768}, generator));
-  Variable output = attention(embeddings, embeddings, embeddings);
+  AttentionObserver observer;
+  Variable output = attention(embeddings, embeddings, embeddings, Tensor(), nullptr, &observer);
   CHECK(output.shape() == Shape{1, 12, 768});
-  CHECK(attention.attention_weights().shape() == Shape{1, 8, 12, 12});
+  CHECK(observer.weights(*attention.attention).shape() == Shape{1, 8, 12, 12});
   // Four 768 → 768 Linear layers: 4 · (768·768 + 768) parameters.
   CHECK(attention.parameter_count() == 4 * (768 * 768 + 768));
 }
@@ -127,22 +128,23 @@ TEST_CASE("MultiHeadAttention: equals torch.nn.MultiheadAttention in every use",
     const std::string use = fixture.meta("use");
     std::vector<std::pair<std::string, Variable>> inputs;
     Variable output;
+    AttentionObserver observer;
     if (use == "self") {  // encoder (003) or, with the causal mask, decoder (000)
       Variable x = fixture.input_variable("x");
       inputs = {{"x", x}};
-      output = attention(x, x, x, fixture.mask());
+      output = attention(x, x, x, fixture.mask(), nullptr, &observer);
     } else if (use == "cross") {  // encoder-decoder (001): m_D queries, m_E keys
       Variable query = fixture.input_variable("query"), memory = fixture.input_variable("memory");
       inputs = {{"query", query}, {"memory", memory}};
-      output = attention(query, memory, memory, fixture.mask());
+      output = attention(query, memory, memory, fixture.mask(), nullptr, &observer);
     } else {
       Variable query = fixture.input_variable("query"), key = fixture.input_variable("key"),
                value = fixture.input_variable("value");
       inputs = {{"query", query}, {"key", key}, {"value", value}};
-      output = attention(query, key, value, fixture.mask());
+      output = attention(query, key, value, fixture.mask(), nullptr, &observer);
     }
     REQUIRE(matches(output.value(), fixture.output()));
-    REQUIRE(matches(attention.attention_weights(), fixture.attention_weights()));
+    REQUIRE(matches(observer.weights(*attention.attention), fixture.attention_weights()));
     output.backward(fixture.grad_output());
     for (const auto& [input_name, input] : inputs) {
       INFO("gradient of input " << input_name);

@@ -2,7 +2,7 @@
 // nn/scaled_dot_product_attention.cpp give one result: the fused kernel (the default beyond one
 // tile of keys) and the
 // step-by-step lines agree to 1e-12 in float64 (outputs and the gradients of query, key and
-// value) over many shapes, masks and dropout seeds; attention_weights() is the same after both;
+// value) over many shapes, masks and dropout seeds; an observer gets the same weights from both;
 // a whole Transformer computes the same hidden states and decodes the same tokens both ways;
 // the fused kernel's bits do not depend on the number of threads.
 #include <catch2/catch.hpp>
@@ -72,15 +72,19 @@ Tensor random_mask(int64_t m_q, int64_t m_k, Generator& generator) {
 struct Run {
   Tensor output, query_grad, key_grad, value_grad;
   uint64_t generator_state;
+  Tensor weights;  // what an observer received
 };
 
 // One forward and backward of `attention` on copies of the inputs, with `upstream` as dL/dO.
 Run run(ScaledDotProductAttention& attention, const Tensor& query, const Tensor& key,
         const Tensor& value, const Tensor& mask, const Tensor& upstream, Dropout& dropout) {
   Variable q(query, true), k(key, true), v(value, true);
-  Variable output = attention(q, k, v, mask);
+  AttentionObserver observer;
+  Variable output = attention(q, k, v, mask, &observer);
   sum(mul(output, Variable(upstream))).backward();
-  return {output.value(), q.grad(), k.grad(), v.grad(), dropout.generator().state()};
+  return {output.value(), q.grad(),
+          k.grad(),       v.grad(),
+          dropout.generator().state(), observer.weights(attention)};
 }
 
 void check_same(const Run& fused, const Run& step) {
@@ -129,9 +133,10 @@ TEST_CASE("ScaledDotProductAttention: fused == step by step, shapes and masks (f
           fused.set_path(Path::Fused);
           step.set_path(Path::StepByStep);
           Dropout none(0.0, uint64_t{0});
-          check_same(run(fused, query, key, value, masks[which], upstream, none),
-                     run(step, query, key, value, masks[which], upstream, none));
-          CHECK(max_difference(fused.attention_weights(), step.attention_weights()) == 0.0);
+          const Run fused_run = run(fused, query, key, value, masks[which], upstream, none);
+          const Run step_run = run(step, query, key, value, masks[which], upstream, none);
+          check_same(fused_run, step_run);
+          CHECK(max_difference(fused_run.weights, step_run.weights) == 0.0);
         }
       }
     }
@@ -247,8 +252,10 @@ TEST_CASE("MultiHeadAttention: fused == step by step, self and cross, with paddi
     Tensor outputs[2], weights[2];
     for (const Path path : {Path::Fused, Path::StepByStep}) {
       attention.attention->set_path(path);
-      outputs[path == Path::Fused] = attention(Variable(query), Variable(key), Variable(key), mask).value();
-      weights[path == Path::Fused] = attention.attention_weights();
+      AttentionObserver observer;
+      outputs[path == Path::Fused] =
+          attention(Variable(query), Variable(key), Variable(key), mask, nullptr, &observer).value();
+      weights[path == Path::Fused] = observer.weights(*attention.attention);
     }
     CHECK(max_difference(outputs[0], outputs[1]) < 1e-12);
     CHECK(max_difference(weights[0], weights[1]) == 0.0);

@@ -77,12 +77,14 @@ TEST_CASE("Transformer: shapes, attention weights, and embeddings of unit varian
   const Tensor source = Tensor::from_ids({1, 2, 3, 4, 5, 5, 6, 0, 0, 0}, {2, 5});
   const Tensor target = Tensor::from_ids({1, 2, 3, 4, 8, 0}, {2, 3});
   const Tensor source_mask = padding_mask({5, 2}, 5);
-  Variable logits = model.forward(source, target, source_mask, target_mask({3, 2}, 3), source_mask);
+  AttentionObserver observer;
+  Variable logits = model.forward(source, target, source_mask, target_mask({3, 2}, 3), source_mask,
+                                  &observer);
   REQUIRE(logits.shape() == Shape{2, 3, 9});
-  const Tensor& cross = model.decoder->layers[0]->cross_attn->attention_weights();
+  const Tensor& cross = observer.weights(*model.decoder->layers[0]->cross_attn->attention);
   REQUIRE(cross.shape() == Shape{2, 2, 3, 5});
   REQUIRE(cross.at({1, 0, 2, 3}) == 0.0);  // a padded source token gets no attention
-  const Tensor& masked = model.decoder->layers[0]->self_attn->attention_weights();
+  const Tensor& masked = observer.weights(*model.decoder->layers[0]->self_attn->attention);
   REQUIRE(masked.at({0, 1, 0, 1}) == 0.0);  // nor does a future target token
   // N(0, 1/d) embeddings: × √d gives variance ≈ 1 (200·16 draws, padding row excluded).
   const Tensor scaled = mul(model.src_embedding->weight.value().narrow(0, 1, 199), 4.0);

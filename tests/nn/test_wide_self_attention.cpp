@@ -40,12 +40,13 @@ TEST_CASE("WideSelfAttention: scaling q and k by k^(1/4) each is scaled dot-prod
   Tensor output = attention(x).value();
   // The same heads through ScaledDotProductAttention, which divides the product by √k.
   ScaledDotProductAttention scaled;
+  AttentionObserver observer;
   Variable heads_output =
       scaled(split_heads((*attention.toqueries)(x), 2), split_heads((*attention.tokeys)(x), 2),
-             split_heads((*attention.tovalues)(x), 2));
+             split_heads((*attention.tovalues)(x), 2), Tensor(), &observer);
   Tensor expected = (*attention.unifyheads)(merge_heads(heads_output)).value();
   CHECK(allclose(output, expected, 1e-12, 1e-12));
-  CHECK(allclose(attention.attention_weights(), scaled.attention_weights(), 1e-12, 1e-12));
+  CHECK(allclose(attention.attention_weights(), observer.weights(scaled), 1e-12, 1e-12));
 }
 
 TEST_CASE("WideSelfAttention: equals notebook 004's module in torch", "[wide][fixture]") {

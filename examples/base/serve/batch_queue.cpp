@@ -1,6 +1,7 @@
 // examples/base/serve/batch_queue.cpp — see batch_queue.h.
 #include "base/serve/batch_queue.h"
 
+#include <algorithm>
 #include <exception>
 
 namespace atencion::examples::serve {
@@ -46,13 +47,14 @@ void BatchQueue::stop() {
 }
 
 // The first job waits at most `window` for others; a full batch, or one already waiting while
-// the model was busy, goes at once. A batch holds one endpoint's jobs, in arrival order.
+// the model was busy, goes at once, with every job of its endpoint that waits (up to
+// largest_batch). A batch holds one endpoint's jobs, in arrival order.
 std::vector<BatchQueue::Job> BatchQueue::next_batch() {
   std::unique_lock lock(mutex_);
   arrived_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
   if (stopping_) return {};
-  arrived_.wait_for(lock, options_.window,
-                    [&] { return stopping_ || jobs_.size() >= options_.largest_batch; });
+  const std::size_t full = std::min(options_.full_batch, options_.largest_batch);
+  arrived_.wait_for(lock, options_.window, [&] { return stopping_ || jobs_.size() >= full; });
   if (stopping_) return {};
   std::vector<Job> batch;
   const std::string endpoint = jobs_.front().endpoint;

@@ -1,12 +1,14 @@
 // examples/base/serve/batch_queue.h — dynamic batching: requests wait in a bounded queue, and
-// one model thread takes those that arrived within a few milliseconds of each other as one
-// batch, runs the model once for all of them, and hands each its own reply.
+// one model thread takes those that arrived within a few milliseconds of each other (or, under
+// load, all that queued while it was busy) as one batch, runs the model once for all of them,
+// and hands each its own reply.
 // Lesson: docs/17-serving.md#many-users-at-once
 //
-// Why one model thread: a model's modules keep per-call state (each attention module keeps its
-// last weights for the pages), so two calls at once would race; and the kernels already use
-// every core (OpenMP) within one call. Batching is what makes one thread serve many users: a
-// batch of 16 sentences costs far less than 16 calls of one.
+// Why one model thread, when two forwards could run at once (no module keeps a call's state: the
+// maps go to an nn::AttentionObserver per call): the kernels already use every core (OpenMP)
+// within one call, so a second thread would only split the cores between two smaller calls; and
+// batching is what makes one thread serve many users: a batch of 16 sentences costs far less
+// than 16 calls of one.
 #pragma once
 
 #include <chrono>
@@ -59,9 +61,13 @@ using BatchFunction = std::function<std::vector<Reply>(const std::string& endpoi
                                                         const Progress& progress)>;
 
 struct BatchOptions {
-  std::size_t capacity = 256;      // requests waiting at most; one more is refused (503)
-  std::size_t largest_batch = 32;  // requests in one model call at most
+  std::size_t capacity = 256;       // requests waiting at most; one more is refused (503)
+  std::size_t largest_batch = 256;  // requests in one model call at most
   std::chrono::microseconds window{std::chrono::milliseconds(5)};  // wait for company this long
+  // The window closes early once this many wait (or largest_batch, if smaller). Requests that
+  // queued while the model was busy all go together, up to largest_batch: under load a batch
+  // grows past full_batch instead of leaving work behind (the batch function sorts by length).
+  std::size_t full_batch = 32;
 };
 
 class BatchQueue {

@@ -27,8 +27,10 @@ explorer::Sentence attention_maps(const LanguageModel& language_model, const std
                                 " tokens, longer than the model's context of " +
                                 std::to_string(context));
   NoGradGuard no_grad;
+  nn::AttentionObserver observer;  // the maps come out of the forward that gives the logits
   const Tensor logits =
-      language_model.model->forward(Tensor::from_ids(ids, {1, static_cast<int64_t>(ids.size())}))
+      language_model.model
+          ->forward(Tensor::from_ids(ids, {1, static_cast<int64_t>(ids.size())}), {}, &observer)
           .value()
           .select(0, 0);
   std::vector<std::string> tokens, predicted;
@@ -39,7 +41,7 @@ explorer::Sentence attention_maps(const LanguageModel& language_model, const std
   explorer::Sentence sentence{prompt, {}};
   for (size_t layer = 0; layer < language_model.model->layers.size(); ++layer) {
     const Tensor weights =
-        language_model.model->layers[layer]->self_attn->attention_weights().select(0, 0);
+        observer.weights(*language_model.model->layers[layer]->self_attn->attention).select(0, 0);
     sentence.maps.push_back({"causal self-attention", static_cast<int64_t>(layer), weights, tokens,
                              tokens, Tensor(), predicted});
   }

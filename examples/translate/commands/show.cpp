@@ -23,11 +23,8 @@ std::vector<std::string> show(const ShowOptions& options) {
   const std::string out_dir =
       options.out_dir.empty() ? (fs::path(options.model_dir) / "show").string() : options.out_dir;
   fs::create_directories(out_dir);
-  std::vector<explorer::Sentence> sentences;
-  for (const auto& sentence : options.sentences) {
-    sentences.push_back(attention_maps(translator, sentence));
-    std::printf("%s\n", sentences.back().name.c_str());
-  }
+  std::vector<explorer::Sentence> sentences = attention_maps(translator, options.sentences);
+  for (const explorer::Sentence& sentence : sentences) std::printf("%s\n", sentence.name.c_str());
   const std::vector<explorer::Chart> charts = training_charts(checkpoint.trainer);
 
   // The SVGs, for the first sentence: one file per attention module, its heads side by side,

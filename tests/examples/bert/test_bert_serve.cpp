@@ -55,7 +55,49 @@ void check_same_guesses(const nlohmann::json& masks,
   }
 }
 
+// The same maps (kind, layer, tokens, each head's weights within float32's rounding: a batch
+// pads its sentences) in two answers' "sentence".
+void check_same_maps(const nlohmann::json& batched, const nlohmann::json& alone) {
+  REQUIRE(batched.at("maps").size() == alone.at("maps").size());
+  for (size_t m = 0; m < alone.at("maps").size(); ++m) {
+    const nlohmann::json &x = batched.at("maps")[m], &y = alone.at("maps")[m];
+    CHECK(x.at("kind") == y.at("kind"));
+    CHECK(x.at("layer") == y.at("layer"));
+    CHECK(x.at("queries") == y.at("queries"));
+    const nlohmann::json& heads = x.at("heads");
+    REQUIRE(heads.size() == y.at("heads").size());
+    for (size_t h = 0; h < heads.size(); ++h) {
+      REQUIRE(heads[h].size() == y.at("heads")[h].size());
+      for (size_t i = 0; i < heads[h].size(); ++i) {
+        REQUIRE(heads[h][i].size() == y.at("heads")[h][i].size());
+        for (size_t j = 0; j < heads[h][i].size(); ++j)
+          CHECK(heads[h][i][j].get<double>() ==
+                Approx(y.at("heads")[h][i][j].get<double>()).margin(1e-5));
+      }
+    }
+  }
+}
+
 }  // namespace
+
+TEST_CASE("bert serve: a batch's maps come from its forward and equal each sentence's alone") {
+  const bert::MaskedLanguageModel& lm = tiny_bert();
+  std::vector<nlohmann::json> requests;
+  for (const std::string& sentence : kSentences) requests.push_back({{"text", sentence}});
+  const std::vector<serve::Reply> batched = bert::fill_mask_requests(lm, requests);
+  REQUIRE(batched.size() == kSentences.size());
+  for (size_t i = 0; i < kSentences.size(); ++i) {
+    CAPTURE(kSentences[i]);
+    REQUIRE(batched[i].status == 200);
+    const serve::Reply alone = bert::fill_mask_requests(lm, {requests[i]})[0];
+    check_same_maps(batched[i].body.at("sentence"), alone.body.at("sentence"));
+    // And what `show` draws for the sentence (its own forward of one row).
+    check_same_maps(batched[i].body.at("sentence"),
+                    explorer::sentence_data(bert::attention_sentence(lm, kSentences[i])));
+    CHECK(batched[i].body.at("sentence").at("maps").size() ==
+          static_cast<size_t>(lm.config.layers));
+  }
+}
 
 TEST_CASE("bert serve: every endpoint, answers equal to the offline fill-mask") {
   const bert::MaskedLanguageModel& lm = tiny_bert();

@@ -1,6 +1,7 @@
 // tests/examples/base/serve/test_batch_queue.cpp — BatchQueue (examples/base/serve/batch_queue.h)
 // without a server: batches hold one endpoint's jobs in arrival order, a failing batch function
-// answers 500 to each of its jobs, a full queue refuses, and stop() answers what waits with 503.
+// answers 500 to each of its jobs, a full queue refuses, stop() answers what waits with 503, and
+// what queued while the model was busy goes together, past full_batch up to largest_batch.
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -156,4 +157,28 @@ TEST_CASE("batch queue: partial results reach only the jobs that stream, in orde
   CHECK(replies[1].get().body.at("wanted") == true);
   std::lock_guard lock(mutex);
   CHECK(seen == std::vector<std::string>{"1:1", "1:2", "1:3", "0:done", "1:done"});
+}
+
+TEST_CASE("batch queue: what queued while the model was busy goes as one batch, past full_batch") {
+  std::atomic<bool> hold{true}, running{false};
+  std::mutex mutex;
+  std::vector<size_t> sizes;
+  BatchQueue queue([&](const std::string&, const std::vector<nlohmann::json>& requests,
+                       const Progress&) {
+    running = true;
+    while (hold) std::this_thread::sleep_for(1ms);
+    std::lock_guard lock(mutex);
+    sizes.push_back(requests.size());
+    return std::vector<Reply>(requests.size(), Reply{200, {{"ok", true}}});
+  }, {64, 30, 1ms, 4});  // capacity 64, at most 30 a call, the window closes at 4
+  auto first = push(queue, "x", 0);
+  while (!running) std::this_thread::sleep_for(1ms);  // the model thread has the first job
+  std::vector<std::future<Reply>> waiting;
+  for (int i = 1; i <= 40; ++i) waiting.push_back(push(queue, "x", i));
+  hold = false;
+  CHECK(first.get().status == 200);
+  for (auto& reply : waiting) CHECK(reply.get().status == 200);
+  std::lock_guard lock(mutex);
+  // 1 alone, then the 40 that waited: 30 (largest_batch) and the 10 left, not ten batches of 4.
+  CHECK(sizes == std::vector<size_t>{1, 30, 10});
 }
