@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   CLI::App& app = program.app();
   const std::vector<Subcommand> subcommands = {add_train_command(app, communicator),
                                                add_sample_command(app), add_eval_command(app),
-                                               add_show_command(app)};
+                                               add_show_command(app), add_serve_command(app)};
   // Its processes never wait for each other: each says its own error.
   return program.run(argc, argv, subcommands, nullptr);
 }
