@@ -7,7 +7,8 @@
 //     so when we reach a node, every op that used it has already sent its gradient.
 //  2. Chain rule: for each node in that order, its backward closure turns dL/d(node) into one
 //     dL/d(input) per input, and each is ADDED into that input's pending gradient.
-//  3. Leaves (and non-leaves that asked with retain_grad) add their total into .grad.
+//  3. Leaves (and non-leaves that asked with retain_grad) add their total into .grad; a leaf's
+//     gradient-ready hook, if it has one, is called then (its .grad is final for this pass).
 //  4. Unless retain_graph, each closure is dropped once used: the tensors it saved are freed.
 #include <memory>
 #include <stdexcept>
@@ -111,7 +112,10 @@ void detail::run_backward(const std::shared_ptr<Node>& root, Tensor grad_output,
       Tensor keep = is_leaf ? std::move(gradient) : gradient;
       node->grad_ = node->grad_.defined() ? add(node->grad_, keep) : owned(std::move(keep));
     }
-    if (is_leaf) continue;
+    if (is_leaf) {
+      if (node->gradient_ready_) node->gradient_ready_();
+      continue;
+    }
 
     if (node->released_) {
       throw std::runtime_error(

@@ -152,6 +152,14 @@ bool Variable::is_leaf() const { return checked(node_, "is_leaf")->is_leaf(); }
 
 const std::string& Variable::op() const { return checked(node_, "op")->op(); }
 
+void Variable::set_gradient_ready_hook(std::function<void()> hook) {
+  checked(node_, "set_gradient_ready_hook");
+  if (!is_leaf())
+    throw std::invalid_argument("Variable::set_gradient_ready_hook: only a leaf has a final "
+                                "gradient, but this value was computed by '" + node_->op_ + "'");
+  node_->gradient_ready_ = std::move(hook);
+}
+
 void Variable::retain_grad() {
   checked(node_, "retain_grad");
   if (!node_->requires_grad_) {

@@ -83,6 +83,7 @@ class Node {
   BackwardFn backward_;        // empty for leaves
   bool released_ = false;
   bool retains_grad_ = false;  // a non-leaf asked to keep its .grad
+  std::function<void()> gradient_ready_;  // a leaf's hook (Variable::set_gradient_ready_hook)
   std::atomic<int> handles_{0};  // Variables pointing here; at 0 the value is dropped
   Shape dropped_shape_;          // the value's shape and dtype once it is dropped
   DType dropped_dtype_{};
@@ -114,6 +115,12 @@ class Variable {
   bool is_leaf() const;
   const std::string& op() const;  // "" for a leaf
   void retain_grad();             // keep .grad on a non-leaf too
+  // A leaf's hook, called by backward right after this leaf's .grad received its total for the
+  // pass (every op that used the leaf has sent its gradient): PyTorch's
+  // register_post_accumulate_grad_hook. Data-parallel training starts sending a parameter's
+  // gradient from it while backward goes on (docs/13-data-parallel.md#buckets-and-overlap).
+  // One hook per leaf; an empty function removes it. Called on the thread running backward.
+  void set_gradient_ready_hook(std::function<void()> hook);
 
   // Shorthands for the value's layout.
   const Shape& shape() const { return value().shape(); }

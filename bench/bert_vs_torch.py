@@ -88,7 +88,7 @@ def split(sentences, seed=20181011):
 
 
 class Bert(torch.nn.Module):
-    """nn/bert.h in PyTorch: embeddings + LayerNorm, post-norm GELU layers, the tied MLM head."""
+    """examples/bert/bert.h in PyTorch: embeddings + LayerNorm, post-norm GELU layers, the tied MLM head."""
 
     def __init__(self, vocab, hidden=256, heads=4, layers=4, intermediate=1024, positions=128,
                  dropout=0.1):
@@ -105,7 +105,7 @@ class Bert(torch.nn.Module):
         self.dense = torch.nn.Linear(hidden, hidden)
         self.head_norm = torch.nn.LayerNorm(hidden, eps=1e-12)
         self.bias = torch.nn.Parameter(torch.zeros(vocab))
-        with torch.no_grad():  # BERT's initialisation, as nn::Bert's
+        with torch.no_grad():  # BERT's initialisation, as bert::Bert's
             for name, p in self.named_parameters():
                 if p.dim() == 2:
                     p.normal_(0, 0.02)

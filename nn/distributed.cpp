@@ -112,6 +112,23 @@ void broadcast_from_rank0(void* data, int64_t bytes) {
 }
 
 void barrier_mpi() { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
+
+// Non-blocking: starts the in-place sum of `data` over the ranks; test/wait for its end.
+using Request = MPI_Request;
+Request start_all_reduce(void* data, int64_t count, Element element) {
+  if (count > INT_MAX) throw std::invalid_argument("distributed: all_reduce of > 2^31 numbers");
+  Request request = MPI_REQUEST_NULL;
+  check(MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), mpi_type(element), MPI_SUM,
+                       MPI_COMM_WORLD, &request),
+        "MPI_Iallreduce");
+  return request;
+}
+bool test_request(Request& request) {  // also lets MPI move the data a step further
+  int done = 0;
+  check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+  return done != 0;
+}
+void wait_request(Request& request) { check(MPI_Wait(&request, MPI_STATUS_IGNORE), "MPI_Wait"); }
 #else
 bool start_mpi(int&, int&) {
   throw std::runtime_error(
@@ -124,6 +141,10 @@ void stop_mpi() {}
 void all_reduce(void*, int64_t, Element, Reduction) {}
 void broadcast_from_rank0(void*, int64_t) {}
 void barrier_mpi() {}
+using Request = int;
+Request start_all_reduce(void*, int64_t, Element) { return 0; }
+bool test_request(Request&) { return true; }
+void wait_request(Request&) {}
 #endif
 
 // ---- data-parallel training on top of them ---------------------------------------------------
@@ -408,6 +429,187 @@ bool Communicator::same_on_all_ranks(uint64_t value) {
 
 void Communicator::barrier() {
   if (size_ > 1) barrier_mpi();
+}
+
+// ---- GradientReducer: the all-reduce of each bucket while backward goes on -------------------
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One bucket of the reducer: its parameters, its buffer while in flight, its times.
+struct ReducerBucket {
+  Bucket plan{DType::Float32, {}, 0};
+  int64_t waiting = 0;  // parameters whose gradient is not final yet in this step
+  std::vector<float> f32;
+  std::vector<double> f64;
+  Request request{};
+  bool started = false, done = false;
+  Clock::time_point started_at, done_at;
+};
+
+// Buckets in the reverse order of the parameters; a bucket closes at about `bucket_bytes` or
+// where the dtype changes.
+std::vector<ReducerBucket> plan_reverse_buckets(const std::vector<Variable>& parameters,
+                                                size_t bucket_bytes) {
+  std::vector<ReducerBucket> buckets;
+  for (size_t k = parameters.size(); k-- > 0;) {
+    const DType dtype = parameters[k].dtype();
+    const int64_t numel = parameters[k].value().numel();
+    const int64_t capacity =
+        std::max<int64_t>(1, static_cast<int64_t>(bucket_bytes / dtype_size(dtype)));
+    if (buckets.empty() || buckets.back().plan.dtype != dtype ||
+        buckets.back().plan.numel + numel > capacity)
+      buckets.emplace_back().plan = Bucket{dtype, {}, 0};
+    buckets.back().plan.parameters.push_back(k);
+    buckets.back().plan.numel += numel;
+  }
+  return buckets;
+}
+
+// The length of the union of the buckets' [started_at, done_at] (they start in order).
+double union_seconds(const std::vector<ReducerBucket>& buckets) {
+  double seconds = 0;
+  Clock::time_point covered{};
+  for (const ReducerBucket& bucket : buckets) {
+    const Clock::time_point from = std::max(bucket.started_at, covered);
+    if (bucket.done_at > from) seconds += std::chrono::duration<double>(bucket.done_at - from).count();
+    covered = std::max(covered, bucket.done_at);
+  }
+  return seconds;
+}
+
+}  // namespace
+
+struct GradientReducer::State {
+  std::vector<Variable> parameters;
+  std::vector<ReducerBucket> buckets;
+  std::vector<size_t> bucket_of;  // parameter index → bucket
+  std::vector<int64_t> header;    // n_r, then 1 per parameter holding a gradient on this rank
+  Request header_request{};
+  size_t next = 0;                // the next bucket to start
+  bool in_step = false;
+  int64_t total = 0;
+  double scale = 1;
+
+  void start(ReducerBucket& bucket) {
+    if (bucket.plan.dtype == DType::Float32) {
+      bucket.f32 = pack_gradients<float>(parameters, bucket.plan, scale);
+      bucket.request = start_all_reduce(bucket.f32.data(), bucket.plan.numel, Element::Float32);
+    } else {
+      bucket.f64 = pack_gradients<double>(parameters, bucket.plan, scale);
+      bucket.request = start_all_reduce(bucket.f64.data(), bucket.plan.numel, Element::Float64);
+    }
+    bucket.started = true;
+    bucket.started_at = Clock::now();
+  }
+  // Starts the full buckets at the front of the line, then lets the ones in flight move on.
+  void start_ready_and_progress() {
+    while (next < buckets.size() && buckets[next].waiting == 0) start(buckets[next++]);
+    for (size_t b = 0; b < next; ++b)
+      if (!buckets[b].done && test_request(buckets[b].request)) {
+        buckets[b].done = true;
+        buckets[b].done_at = Clock::now();
+      }
+  }
+};
+
+GradientReducer::GradientReducer(Communicator& communicator, std::vector<Variable> parameters,
+                                 size_t bucket_bytes)
+    : communicator_(communicator), state_(std::make_unique<State>()) {
+  check_floating(parameters, "GradientReducer");
+  State& state = *state_;
+  state.parameters = std::move(parameters);
+  state.buckets = plan_reverse_buckets(state.parameters, bucket_bytes);
+  state.bucket_of.resize(state.parameters.size());
+  for (size_t b = 0; b < state.buckets.size(); ++b)
+    for (size_t index : state.buckets[b].plan.parameters) state.bucket_of[index] = b;
+  if (communicator_.size() == 1) return;
+  for (size_t i = 0; i < state.parameters.size(); ++i)
+    state.parameters[i].set_gradient_ready_hook([this, i] { parameter_ready(i); });
+}
+
+GradientReducer::~GradientReducer() {
+  if (communicator_.size() == 1) return;
+  for (Variable& parameter : state_->parameters) parameter.set_gradient_ready_hook({});
+}
+
+int64_t GradientReducer::buckets() const { return static_cast<int64_t>(state_->buckets.size()); }
+
+std::vector<int64_t> GradientReducer::bucket_numbers() const {
+  std::vector<int64_t> numbers;
+  for (const ReducerBucket& bucket : state_->buckets) numbers.push_back(bucket.plan.numel);
+  return numbers;
+}
+
+void GradientReducer::begin(int64_t local_count, int64_t total_count) {
+  if (local_count < 0 || total_count <= 0 || local_count > total_count)
+    throw std::invalid_argument("distributed::GradientReducer::begin: " +
+                                std::to_string(local_count) + " of " +
+                                std::to_string(total_count) + " targets");
+  if (communicator_.size() == 1) return;
+  State& state = *state_;
+  if (state.in_step)
+    throw std::logic_error("distributed::GradientReducer::begin: the last step did not finish");
+  for (ReducerBucket& bucket : state.buckets) {
+    bucket.waiting = static_cast<int64_t>(bucket.plan.parameters.size());
+    bucket.started = bucket.done = false;
+  }
+  state.header.assign(state.parameters.size() + 1, 0);
+  state.header[0] = local_count;
+  state.next = 0;
+  state.total = total_count;
+  state.scale = static_cast<double>(local_count) / static_cast<double>(total_count);
+  state.in_step = true;
+}
+
+void GradientReducer::parameter_ready(size_t index) {
+  State& state = *state_;
+  if (!state.in_step) return;  // a backward outside begin() / finish()
+  if (state.header[index + 1] != 0)
+    throw std::logic_error("distributed::GradientReducer: parameter " + std::to_string(index) +
+                           "'s gradient became final twice in one step (one backward a step)");
+  state.header[index + 1] = 1;
+  --state.buckets[state.bucket_of[index]].waiting;
+  state.start_ready_and_progress();
+}
+
+void GradientReducer::finish() {
+  if (communicator_.size() == 1) return;
+  State& state = *state_;
+  if (!state.in_step)
+    throw std::logic_error("distributed::GradientReducer::finish: without begin()");
+  state.in_step = false;
+  const Clock::time_point backward_end = Clock::now();
+  // Parameters that got no gradient on this rank: zeros in their bucket, and the header says
+  // whether any rank had one.
+  for (size_t i = 0; i < state.parameters.size(); ++i)
+    if (state.parameters[i].has_grad()) state.header[i + 1] = 1;
+  state.header_request = start_all_reduce(state.header.data(),
+                                          static_cast<int64_t>(state.header.size()),
+                                          Element::Int64);
+  for (ReducerBucket& bucket : state.buckets) bucket.waiting = 0;
+  state.start_ready_and_progress();
+  wait_request(state.header_request);
+  for (ReducerBucket& bucket : state.buckets) {
+    if (!bucket.done) {
+      wait_request(bucket.request);
+      bucket.done = true;
+      bucket.done_at = Clock::now();
+    }
+    if (bucket.plan.dtype == DType::Float32)
+      unpack_gradients<float>(state.parameters, bucket.plan, bucket.f32);
+    else
+      unpack_gradients<double>(state.parameters, bucket.plan, bucket.f64);
+  }
+  exposed_seconds_ += seconds_since(backward_end);
+  communication_seconds_ += union_seconds(state.buckets);
+  for (size_t i = 0; i < state.parameters.size(); ++i)
+    if (state.header[i + 1] == 0) state.parameters[i].zero_grad();  // no rank had one
+  if (state.header[0] != state.total)
+    throw std::logic_error("distributed::GradientReducer: the processes' shares hold " +
+                           std::to_string(state.header[0]) + " targets, the global batch " +
+                           std::to_string(state.total));
 }
 
 }  // namespace atencion::nn::distributed

@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,54 @@ class Communicator {
   bool uses_mpi_ = false;     // a launcher started this process
   bool started_mpi_ = false;  // the constructor called MPI_Init (not the program)
   double communication_seconds_ = 0;
+};
+
+// The gradients of a data-parallel step averaged while backward still runs, as PyTorch's
+// DistributedDataParallel does (docs/13-data-parallel.md#buckets-and-overlap). The parameters
+// are grouped into buckets of about `bucket_bytes` in the REVERSE of their order (a model lists
+// them in the order of the forward, and backward makes the last layers' gradients final
+// first). A gradient-ready hook on each parameter (autograd/variable.h) counts it into its
+// bucket; a full bucket is scaled by n_r / n, packed, and its all-reduce started without
+// waiting (MPI_Iallreduce), backward going on with the earlier layers meanwhile. Buckets leave
+// in their order only (every rank starts the same collectives in the same order), and every
+// hook lets MPI move the buckets in flight (MPI_Test): Open MPI moves data only inside a call.
+//
+//   GradientReducer reducer(world, model.parameters());   // hooks the parameters
+//   for each step: optimizer.zero_grad(); loss = ...;
+//                  reducer.begin(n_r, n); loss.backward(); reducer.finish();  // .grad = g
+//                  optimizer.step();
+//
+// finish() starts what backward left (a parameter without a gradient on this rank counts as
+// zeros; one without a gradient on every rank keeps none, as average_gradients), waits for
+// every bucket and leaves g = Σ_r (n_r / n) · g_r in each .grad: the same bits as
+// average_gradients. With one process it changes nothing.
+class GradientReducer {
+ public:
+  GradientReducer(Communicator& communicator, std::vector<Variable> parameters,
+                  std::size_t bucket_bytes = default_bucket_bytes);
+  ~GradientReducer();  // removes the hooks
+  GradientReducer(const GradientReducer&) = delete;
+  GradientReducer& operator=(const GradientReducer&) = delete;
+
+  // Before backward: this rank's targets n_r and the global batch's n (every rank knows it).
+  void begin(int64_t local_count, int64_t total_count);
+  // After backward: the averaged gradients in .grad. Throws std::logic_error when the ranks'
+  // n_r do not add up to n.
+  void finish();
+
+  int64_t buckets() const;
+  std::vector<int64_t> bucket_numbers() const;  // each bucket's numbers, in the order they leave
+  // Over every step so far: the seconds from each bucket's start to its observed end (their
+  // union within a step), and the part of them after backward ended (finish() waiting).
+  double communication_seconds() const { return communication_seconds_; }
+  double exposed_seconds() const { return exposed_seconds_; }
+
+ private:
+  struct State;  // the buckets, their buffers and requests (nn/distributed.cpp)
+  void parameter_ready(std::size_t index);
+  Communicator& communicator_;
+  std::unique_ptr<State> state_;
+  double communication_seconds_ = 0, exposed_seconds_ = 0;
 };
 
 // A 64-bit FNV-1a hash of the parameters' bytes (values, in order) on this rank.

@@ -17,7 +17,7 @@ namespace {
 template <typename T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, int64_t rows, int64_t d,
                         double eps, T* y, double* mean, double* rstd) {
-#pragma omp parallel for num_threads(num_threads()) if (rows * d > 32768)
+#pragma omp parallel for num_threads(num_threads()) if (rows * d > kParallelThreshold)
   for (int64_t r = 0; r < rows; ++r) {
     const T* row = x + r * d;
     double sum = 0;
@@ -53,7 +53,7 @@ void layer_norm_backward(const T* x, const T* gamma, const T* g, int64_t rows, i
                          const double* mean, const double* rstd, T* dx, T* dgamma, T* dbeta) {
   const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
   std::vector<double> block_g(blocks * d, 0.0), block_g_xhat(blocks * d, 0.0);
-#pragma omp parallel for num_threads(num_threads()) if (rows * d > 32768)
+#pragma omp parallel for num_threads(num_threads()) if (rows * d > kParallelThreshold)
   for (int64_t block = 0; block < blocks; ++block) {
     double* sum_g = block_g.data() + block * d;
     double* sum_g_xhat = block_g_xhat.data() + block * d;
@@ -79,7 +79,7 @@ void layer_norm_backward(const T* x, const T* gamma, const T* g, int64_t rows, i
       }
     }
   }
-#pragma omp parallel for num_threads(num_threads()) if (blocks * d > 32768)
+#pragma omp parallel for num_threads(num_threads()) if (blocks * d > kParallelThreshold)
   for (int64_t j = 0; j < d; ++j) {
     double total_g = 0, total_g_xhat = 0;
     for (int64_t block = 0; block < blocks; ++block) {

@@ -2,10 +2,13 @@
 // Lesson: docs/03-linear.md
 #include "nn/linear.h"
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 #include "autograd/ops.h"
+#include "tensor/ops.h"
 
 namespace atencion::nn {
 
@@ -26,7 +29,8 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias, Generator& 
 
 std::string Linear::type_name() const {
   return "Linear(in=" + std::to_string(in_features_) + ", out=" + std::to_string(out_features_) +
-         ", bias=" + (has_bias() ? "true" : "false") + ")";
+         ", bias=" + (has_bias() ? "true" : "false") +
+         (has_lora() ? ", lora_rank=" + std::to_string(lora_rank()) : std::string()) + ")";
 }
 
 Variable Linear::forward(const Variable& x) const {
@@ -39,7 +43,51 @@ Variable Linear::forward(const Variable& x) const {
   // y = x Wᵀ (+ b): [..., in] @ [in, out] = [..., out]; the weight is read transposed, not copied.
   Variable y = matmul(x, weight, Trans::No, Trans::Yes);
   if (has_bias()) y = add(y, bias);  // b broadcasts over every leading dim
+  if (has_lora()) {
+    // + (α/r)·(x Aᵀ) Bᵀ: down to r features, up to out, scaled. Never B A itself (out × in).
+    Variable down = matmul(x, lora_A, Trans::No, Trans::Yes);   // [..., r]
+    Variable up = matmul(down, lora_B, Trans::No, Trans::Yes);  // [..., out]
+    y = add(y, mul(up, lora_scaling_));
+  }
   return y;
+}
+
+void Linear::add_lora(int64_t rank, double alpha, Generator& generator) {
+  const std::string who = "add_lora: " + type_name() + ": ";
+  if (has_lora()) throw std::invalid_argument(who + "the layer already has an adapter");
+  if (rank < 1 || rank > std::min(in_features_, out_features_)) {
+    throw std::invalid_argument(who + "rank " + std::to_string(rank) + " must be in [1, " +
+                                std::to_string(std::min(in_features_, out_features_)) + "]");
+  }
+  if (!(alpha > 0) || !std::isfinite(alpha)) {
+    std::ostringstream message;
+    message << who << "alpha " << alpha << " must be a positive number";
+    throw std::invalid_argument(message.str());
+  }
+  const DType dtype = weight.dtype();
+  const double bound = 1.0 / std::sqrt(static_cast<double>(in_features_));
+  lora_A = register_parameter("lora_A", uniform({rank, in_features_}, -bound, bound, generator,
+                                                dtype));
+  lora_B = register_parameter("lora_B", Tensor::zeros({out_features_, rank}, dtype));
+  lora_scaling_ = alpha / static_cast<double>(rank);
+  weight.set_requires_grad(false);
+  if (has_bias()) bias.set_requires_grad(false);
+}
+
+void Linear::merge_lora() {
+  if (!has_lora()) {
+    throw std::invalid_argument("merge_lora: " + type_name() + ": the layer has no adapter");
+  }
+  // ΔW = (α/r)·B A: [out, r] @ [r, in] = [out, in], added to W once.
+  Tensor delta = matmul(lora_B.value(), lora_A.value());
+  weight.mutable_value() = add(weight.value(), mul(delta, lora_scaling_));
+  unregister_parameter("lora_A");
+  unregister_parameter("lora_B");
+  lora_A = Variable();
+  lora_B = Variable();
+  lora_scaling_ = 0.0;
+  weight.set_requires_grad(true);
+  if (has_bias()) bias.set_requires_grad(true);
 }
 
 }  // namespace atencion::nn

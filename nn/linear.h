@@ -6,6 +6,12 @@
 //   bias    [out_features]               (absent when bias = false)
 // Both drawn from U(-1/√in, 1/√in): torch's kaiming_uniform_(a=√5) for the weight works out to
 // exactly that bound, and its bias uses the same one.
+//
+// LoRA (low-rank adaptation, Hu et al. 2021; docs/03-linear.md#lora) is an option of the layer:
+//   y = x Wᵀ + b + (α/r) · (x Aᵀ) Bᵀ        A [r, in], B [out, r], r ≪ min(in, out)
+// add_lora() freezes W and b and trains only A and B (r·(in + out) numbers instead of in·out);
+// B starts at zero, so the adapted layer starts as the layer it adapts. merge_lora() folds the
+// update into W (W ← W + (α/r)·B A), after which the layer is a plain Linear again.
 #pragma once
 
 #include <cstdint>
@@ -31,12 +37,24 @@ class Linear : public Module {
   int64_t out_features() const { return out_features_; }
   bool has_bias() const { return bias.defined(); }
 
+  // LoRA: registers lora_A [rank, in] (drawn as the weight is: U(-1/√in, 1/√in)) and lora_B
+  // [out, rank] (zeros), and freezes weight and bias (requires_grad false).
+  void add_lora(int64_t rank, double alpha, Generator& generator);
+  // W ← W + (α/r)·B A; removes lora_A and lora_B; weight and bias require grad again.
+  void merge_lora();
+  bool has_lora() const { return lora_A.defined(); }
+  int64_t lora_rank() const { return has_lora() ? lora_A.size(0) : 0; }
+  double lora_scaling() const { return lora_scaling_; }  // α / r
+
   Variable weight;  // [out_features, in_features]
   Variable bias;    // [out_features], or undefined
+  Variable lora_A;  // [rank, in_features], or undefined (no LoRA)
+  Variable lora_B;  // [out_features, rank], or undefined
 
  private:
   int64_t in_features_;
   int64_t out_features_;
+  double lora_scaling_ = 0.0;
 };
 
 }  // namespace atencion::nn

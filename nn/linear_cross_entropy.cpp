@@ -77,6 +77,7 @@ Gradients run_chunks(const Tensor& h, const Tensor& W, const Tensor& b, const in
   const double weight_of_row = options.reduction == Reduction::Mean
                                    ? 1.0 / static_cast<double>(std::max<int64_t>(kept, 1))
                                    : 1.0;
+  const detail::RowTargets rule{options.ignore_index, options.label_smoothing};
   const int64_t chunk = std::min(chunk_rows, std::max<int64_t>(N, 1));
   Tensor logits = Tensor::uninitialized({chunk, C}, dtype);  // one chunk's z, then its dz
   std::vector<double> logsumexp(chunk), row_weight(chunk, weight_of_row);
@@ -94,11 +95,11 @@ Gradients run_chunks(const Tensor& h, const Tensor& W, const Tensor& b, const in
       for (int64_t i = 0; i < count; ++i)
         for (int64_t c = 0; c < C; ++c) z[i * C + c] += bias[c];
     }
-    detail::forward_rows(z, targets + first, rows, options, row_loss.data() + first,
+    detail::forward_rows(z, targets + first, rows, rule, row_loss.data() + first,
                          logsumexp.data());
     if (!want_gradients) continue;
     // dz = w_i (softmax(z) − q), written over z
-    detail::backward_rows(z, targets + first, logsumexp.data(), row_weight.data(), rows, options,
+    detail::backward_rows(z, targets + first, logsumexp.data(), row_weight.data(), rows, rule,
                           z);
     // dL/dh = dz W: [count, C] · [C, d]
     gemm({count, d, C, false, false, C, d, d}, z, W_data, grads.input.data<T>() + first * d,
@@ -133,7 +134,8 @@ Variable linear_cross_entropy(const Variable& input, const Variable& weight, con
   const Tensor y = targets.contiguous();
   const Rows rows{N, W.size(0)};
   const int64_t kept =
-      detail::count_kept_targets("linear_cross_entropy", y.data<int64_t>(), rows, options);
+      detail::count_kept_targets("linear_cross_entropy", y.data<int64_t>(), rows,
+                                 {options.ignore_index, options.label_smoothing});
 
   const bool want_gradients = grad_mode_enabled() && (input.requires_grad() ||
                               weight.requires_grad() || (bias.defined() && bias.requires_grad()));
@@ -145,7 +147,7 @@ Variable linear_cross_entropy(const Variable& input, const Variable& weight, con
           : run_chunks<double>(h, W, b, y.data<int64_t>(), options, kept, chunk_rows,
                                want_gradients, row_loss);
   const Tensor loss =
-      Tensor::scalar(detail::reduce_rows(row_loss, kept, options.reduction), h.dtype());
+      Tensor::scalar(detail::reduce_rows(row_loss, kept, options.reduction == Reduction::Mean), h.dtype());
 
   std::vector<Variable> inputs{input, weight};
   if (bias.defined()) inputs.push_back(bias);

@@ -49,26 +49,27 @@ Variable cross_entropy(const Variable& logits, const Tensor& targets,
   const Tensor z = logits.value().contiguous();
   const Tensor y = targets.contiguous();
   const int64_t* target_ids = y.data<int64_t>();
-  const int64_t kept = detail::count_kept_targets("cross_entropy", target_ids, rows, options);
+  const detail::RowTargets rule{options.ignore_index, options.label_smoothing};
+  const int64_t kept = detail::count_kept_targets("cross_entropy", target_ids, rows, rule);
 
   using detail::forward_rows;
   std::vector<double> row_loss(rows.count);
   Tensor logsumexp = Tensor::empty({rows.count}, DType::Float64);
   if (z.dtype() == DType::Float32)
-    forward_rows(z.data<float>(), target_ids, rows, options, row_loss.data(),
+    forward_rows(z.data<float>(), target_ids, rows, rule, row_loss.data(),
                  logsumexp.data<double>());
   else
-    forward_rows(z.data<double>(), target_ids, rows, options, row_loss.data(),
+    forward_rows(z.data<double>(), target_ids, rows, rule, row_loss.data(),
                  logsumexp.data<double>());
 
   const Tensor loss =
       options.reduction == Reduction::None
           ? Tensor::from_vector(row_loss, targets.shape(), z.dtype())
-          : Tensor::scalar(detail::reduce_rows(row_loss, kept, options.reduction), z.dtype());
+          : Tensor::scalar(detail::reduce_rows(row_loss, kept, options.reduction == Reduction::Mean), z.dtype());
 
   using detail::backward_rows;
   return record("cross_entropy", loss, {logits},
-                [z, y, logsumexp, rows, options, kept](const Tensor& grad_output) -> Grads {
+                [z, y, logsumexp, rows, options, rule, kept](const Tensor& grad_output) -> Grads {
                   // The gradient arriving for each row's loss.
                   const Tensor g = grad_output.to(DType::Float64).contiguous();
                   std::vector<double> row_weight(rows.count);
@@ -83,12 +84,28 @@ Variable cross_entropy(const Variable& logits, const Tensor& targets,
                   Tensor grad_logits = Tensor::empty(z.shape(), z.dtype());
                   if (z.dtype() == DType::Float32)
                     backward_rows(z.data<float>(), y.data<int64_t>(), logsumexp.data<double>(),
-                                  row_weight.data(), rows, options, grad_logits.data<float>());
+                                  row_weight.data(), rows, rule, grad_logits.data<float>());
                   else
                     backward_rows(z.data<double>(), y.data<int64_t>(), logsumexp.data<double>(),
-                                  row_weight.data(), rows, options, grad_logits.data<double>());
+                                  row_weight.data(), rows, rule, grad_logits.data<double>());
                   return {grad_logits};
                 });
+}
+
+CountedRows counted_rows(const Tensor& targets, int64_t ignore_index) {
+  if (targets.dtype() != DType::Int64)
+    throw std::invalid_argument(std::string("counted_rows: targets must be Int64, got ") +
+                                dtype_name(targets.dtype()));
+  const Tensor flat = targets.contiguous();
+  const int64_t* target = flat.data<int64_t>();
+  std::vector<int64_t> rows, kept;
+  for (int64_t i = 0; i < flat.numel(); ++i)
+    if (target[i] != ignore_index) {
+      rows.push_back(i);
+      kept.push_back(target[i]);
+    }
+  const auto count = static_cast<int64_t>(rows.size());
+  return {Tensor::from_ids(rows, {count}), Tensor::from_ids(kept, {count}), count};
 }
 
 }  // namespace atencion::nn

@@ -22,8 +22,12 @@ namespace atencion::nn {
 
 enum class Reduction { Mean, Sum, None };
 
+// torch's default ignore_index: a target of this value counts for nothing (padding, or a
+// position a masked language model is not asked about).
+inline constexpr int64_t kIgnoreIndex = -100;
+
 struct CrossEntropyOptions {
-  int64_t ignore_index = -100;  // torch's default
+  int64_t ignore_index = kIgnoreIndex;
   double label_smoothing = 0;   // ε in [0, 1]; the paper trains with 0.1
   Reduction reduction = Reduction::Mean;
 };
@@ -33,6 +37,16 @@ struct CrossEntropyOptions {
 // with the targets' shape (None).
 Variable cross_entropy(const Variable& logits, const Tensor& targets,
                        const CrossEntropyOptions& options = {});
+
+// The positions of `targets` (Int64, any shape, counted row-major) whose target is not
+// `ignore_index`, and those targets: the only rows that a loss with ignore_index would count,
+// so a head need run on them alone (BERT's masked-LM head: about 15% of the positions).
+struct CountedRows {
+  Tensor rows;     // Int64 [count]: flat positions, for index_select over [positions, d]
+  Tensor targets;  // Int64 [count]
+  int64_t count = 0;
+};
+CountedRows counted_rows(const Tensor& targets, int64_t ignore_index = kIgnoreIndex);
 
 // cross_entropy(input · weightᵀ + bias, targets, options) without ever holding the logits
 // [N, C] or their gradient: the rows go through in chunks of `chunk_rows`, and since the loss

@@ -19,6 +19,21 @@ Tensor causal_mask(int64_t n) {
   return mask;
 }
 
+Tensor causal_mask_after(int64_t past, int64_t queries) {
+  if (past < 0 || queries < 0)
+    throw std::invalid_argument("causal_mask_after: past " + std::to_string(past) + " and queries " +
+                                std::to_string(queries) + ": both must be >= 0");
+  if (queries == 1) return Tensor();
+  if (past == 0) return causal_mask(queries);
+  const int64_t keys = past + queries;
+  Tensor mask = Tensor::zeros({queries, keys}, DType::Bool);
+  bool* may_attend = mask.data<bool>();
+  for (int64_t query = 0; query < queries; ++query) {
+    for (int64_t key = 0; key <= past + query; ++key) may_attend[query * keys + key] = true;
+  }
+  return mask;
+}
+
 Tensor padding_mask(const std::vector<int64_t>& lengths, int64_t n) {
   const auto batch = static_cast<int64_t>(lengths.size());
   Tensor mask = Tensor::zeros({batch, 1, 1, n}, DType::Bool);

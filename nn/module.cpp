@@ -33,6 +33,15 @@ Variable Module::register_parameter(const std::string& name, Tensor value) {
   return parameter;
 }
 
+void Module::unregister_parameter(const std::string& name) {
+  auto found = std::find_if(parameters_.begin(), parameters_.end(),
+                            [&](const auto& entry) { return entry.first == name; });
+  if (found == parameters_.end()) {
+    throw std::invalid_argument("unregister_parameter: '" + name + "' is not registered");
+  }
+  parameters_.erase(found);
+}
+
 void Module::collect(const std::string& prefix,
                      std::vector<std::pair<std::string, Variable>>& out) const {
   for (const auto& [name, parameter] : parameters_) out.emplace_back(prefix + name, parameter);

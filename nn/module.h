@@ -56,6 +56,8 @@ class Module {
   // a layer stores it as a member: `weight = register_parameter("weight", init)`. Module::to()
   // and load() replace the node's value in place, so every handle sees the change.
   Variable register_parameter(const std::string& name, Tensor value);
+  // Removes a parameter registered by this module (LoRA's merge: nn/linear.h); throws if absent.
+  void unregister_parameter(const std::string& name);
   template <typename M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     submodules_.emplace_back(name, module);

@@ -12,11 +12,6 @@
 namespace atencion::nn {
 namespace {
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // Where one of our parameters goes in torch's state dict: a key, and for the packed input
 // projection the row block it fills (0 = Q, 1 = K, 2 = V; -1 = the whole tensor).
 struct TorchSlot {
@@ -52,7 +47,7 @@ std::map<std::string, TorchSlot> torch_slots(const std::map<std::string, Shape>&
       const std::string projection = kProjections[block];
       for (const std::string kind : {"weight", "bias"}) {
         const std::string leaf = projection + kind;
-        if (!ends_with(name, leaf)) continue;
+        if (!name.ends_with(leaf)) continue;
         const std::string prefix = name.substr(0, name.size() - leaf.size());
         if (!prefix.empty() && prefix.back() != '.') continue;
         const auto shape_of = [&](const char* p) {

@@ -10,18 +10,13 @@
 namespace atencion::nn {
 namespace {
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 // torch.nn.Transformer's _reset_parameters: every matrix of the encoder and decoder drawn from
 // Xavier-uniform U(−b, b), b = √(6 / (fan_in + fan_out)). The q/k/v projections keep the draw
 // MultiHeadAttention already made over torch's packed [3d, d] in_proj_weight (the same rule).
 void xavier_uniform_matrices(const Module& module, Generator& generator) {
   for (auto& [name, parameter] : module.named_parameters()) {
-    if (parameter.dim() < 2 || ends_with(name, "q_proj.weight") ||
-        ends_with(name, "k_proj.weight") || ends_with(name, "v_proj.weight"))
+    if (parameter.dim() < 2 || name.ends_with("q_proj.weight") ||
+        name.ends_with("k_proj.weight") || name.ends_with("v_proj.weight"))
       continue;
     const int64_t fan_out = parameter.size(0), fan_in = parameter.size(1);
     const double bound = std::sqrt(6.0 / static_cast<double>(fan_in + fan_out));

@@ -419,7 +419,7 @@ void check_dropout(double p) {
 template <typename Fn>
 void for_each_task(int64_t count, int64_t work, Fn&& task) {
   const int threads = num_threads();
-  if (threads == 1 || count < 2 || work < detail::kParallelThreshold * 16) {
+  if (threads == 1 || count < 2 || work < kParallelThreshold * 16) {
     for (int64_t t = 0; t < count; ++t) task(t);
     return;
   }

@@ -16,6 +16,12 @@ namespace atencion {
 
 Generator::Generator(uint64_t seed) : seed_(seed), state_(seed) {}
 
+Generator Generator::skipping_tensor_draws(uint64_t seed) {
+  Generator generator(seed);
+  generator.skips_tensor_draws_ = true;
+  return generator;
+}
+
 namespace {
 // The top 53 bits fill a double's mantissa exactly: k / 2^53 for k in [0, 2^53).
 double to_unit_interval(uint64_t word) { return static_cast<double>(word >> 11) * 0x1.0p-53; }
@@ -69,6 +75,7 @@ Tensor fill_with(const char* op, const Shape& shape, DType dtype, Draw draw) {
 }  // namespace
 
 Tensor randn(const Shape& shape, Generator& generator, DType dtype) {
+  if (generator.skips_tensor_draws()) return fill_with("randn", shape, dtype, [] { return 0.0; });
   return fill_with("randn", shape, dtype, [&] { return generator.normal(); });
 }
 
@@ -77,6 +84,7 @@ Tensor randn(const Shape& shape, Generator& generator, DType dtype) {
 template <typename Value>
 Tensor fill_with_uniforms(const char* op, const Shape& shape, DType dtype, Generator& generator,
                           Value value_of_uniform) {
+  if (generator.skips_tensor_draws()) return fill_with(op, shape, dtype, [] { return 0.0; });
   Tensor out = Tensor::uninitialized(shape, dtype);
   const int64_t count = out.numel();
   detail::dispatch_floating(op, dtype, [&](auto tag) {

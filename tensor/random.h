@@ -23,6 +23,11 @@ namespace atencion {
 class Generator {
  public:
   explicit Generator(uint64_t seed = 0);
+  // For a module whose every weight is loaded right after it is built (as PyTorch's
+  // torch.nn.utils.skip_init): randn, rand and uniform give zeros from it and draw nothing, so
+  // no time goes into an initialisation that is overwritten. Its scalar draws are the usual ones.
+  static Generator skipping_tensor_draws(uint64_t seed = 0);
+  bool skips_tensor_draws() const { return skips_tensor_draws_; }
   uint64_t next_u64();
   // The word next_u64() would return `ahead` calls from now (0 = the next one), without
   // drawing it: SplitMix64's state only ever adds a constant, so draw i is mix(state + (i+1)·γ).
@@ -49,6 +54,7 @@ class Generator {
   uint64_t state_;
   bool has_spare_ = false;
   double spare_ = 0;
+  bool skips_tensor_draws_ = false;
 };
 
 Tensor randn(const Shape& shape, Generator& generator, DType dtype = DType::Float32);

@@ -2,9 +2,6 @@
 // Lesson: docs/01-tensor.md#files
 #include "tensor/safetensors.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <bit>
 #include <cerrno>
@@ -14,7 +11,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
+#include "tensor/durable_write.h"
 #include "tensor/safetensors_dtypes.h"
 
 namespace atencion {
@@ -284,18 +283,12 @@ void check_names(const std::string& path, const NamedTensors& tensors) {
   }
 }
 
-// Writes all of `bytes` or returns false with errno set.
-bool write_all(int descriptor, const char* bytes, std::size_t size) {
-  while (size > 0) {
-    const ssize_t written = ::write(descriptor, bytes, size);
-    if (written < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    bytes += written;
-    size -= static_cast<std::size_t>(written);
-  }
-  return true;
+// The bytes of a contiguous tensor, as they lie in its storage.
+std::string_view bytes_of(const Tensor& contiguous) {
+  const std::size_t element = dtype_size(contiguous.dtype());
+  return {static_cast<const char*>(contiguous.storage()->data()) +
+              static_cast<std::size_t>(contiguous.offset()) * element,
+          static_cast<std::size_t>(contiguous.numel()) * element};
 }
 
 }  // namespace
@@ -340,42 +333,18 @@ void save_safetensors(const std::string& path, const NamedTensors& tensors,
   unsigned char length_bytes[8];
   for (int i = 0; i < 8; ++i) length_bytes[i] = (header_text.size() >> (8 * i)) & 0xff;
 
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  const int descriptor = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (descriptor < 0) {
-    throw std::runtime_error("save_safetensors: " + path + ": cannot create " + temporary + ": " +
-                             std::strerror(errno));
-  }
-  bool written = write_all(descriptor, reinterpret_cast<const char*>(length_bytes), 8) &&
-                 write_all(descriptor, header_text.data(), header_text.size());
-  for (std::size_t i = 0; i < contiguous.size() && written; ++i) {
-    const Tensor& tensor = contiguous[i];
-    if (!tensor.defined()) {
-      written = write_all(descriptor, narrowed[i].data(), narrowed[i].size());
-      continue;
+  try {
+    DurableFile file(path);
+    file.write(reinterpret_cast<const char*>(length_bytes), 8);
+    file.write(header_text.data(), header_text.size());
+    for (std::size_t i = 0; i < contiguous.size(); ++i) {
+      const std::string_view bytes =
+          contiguous[i].defined() ? bytes_of(contiguous[i]) : std::string_view(narrowed[i]);
+      file.write(bytes.data(), bytes.size());
     }
-    const std::size_t nbytes =
-        static_cast<std::size_t>(tensor.numel()) * dtype_size(tensor.dtype());
-    const char* bytes = static_cast<const char*>(tensor.storage()->data()) +
-                        static_cast<std::size_t>(tensor.offset()) * dtype_size(tensor.dtype());
-    written = write_all(descriptor, bytes, nbytes);
-  }
-  written = written && ::fsync(descriptor) == 0;
-  const int saved_errno = errno;
-  written = (::close(descriptor) == 0) && written;
-  if (!written || ::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int failure = written ? errno : saved_errno;
-    ::unlink(temporary.c_str());
-    throw std::runtime_error("save_safetensors: " + path + ": cannot write: " +
-                             std::strerror(failure));
-  }
-  // Make the rename itself durable (best effort: some file systems refuse to fsync a directory).
-  std::string directory = std::filesystem::path(path).parent_path().string();
-  if (directory.empty()) directory = ".";
-  const int directory_descriptor = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY);
-  if (directory_descriptor >= 0) {
-    ::fsync(directory_descriptor);
-    ::close(directory_descriptor);
+    file.commit();
+  } catch (const std::runtime_error& error) {
+    throw std::runtime_error(std::string("save_safetensors: ") + error.what());
   }
 }
 

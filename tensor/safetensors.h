@@ -59,9 +59,9 @@ struct SafetensorsSaveOptions {
 };
 
 // Writes `tensors` (in the given order; any layout: views are written as their row-major
-// values) and `metadata` to `path`. The bytes go to "<path>.tmp-<pid>" first, are flushed to
-// disk (fsync) and then renamed over `path`, so a crash mid-write never leaves a half-written
-// file where a good one was.
+// values) and `metadata` to `path` through tensor/durable_write.h: "<path>.tmp-<pid>" first,
+// flushed to disk (fsync), then renamed over `path`, so a crash mid-write never leaves a
+// half-written file where a good one was.
 // Throws std::invalid_argument for an empty, duplicate or reserved ("__metadata__") name or an
 // undefined tensor, and std::runtime_error when the file cannot be written.
 void save_safetensors(const std::string& path, const NamedTensors& tensors,

@@ -1,7 +1,7 @@
 // tools/make_wordpiece_expected.mjs — writes tests/fixtures/bert-tiny/wordpiece_expected.jsonl:
 // for many strings, the pieces Hugging Face's own JavaScript tokenizer (@huggingface/tokenizers,
 // an implementation independent of ours) gives with BERT's uncased settings and the fixture's
-// vocab.txt. tests/examples/base/data/test_wordpiece.cpp checks base/data/wordpiece.cpp against
+// vocab.txt. tests/examples/bert/test_wordpiece.cpp checks examples/bert/wordpiece.cpp against
 // them. docs/16-bert.md#wordpiece
 //
 //   cd tools && npm install --no-save @huggingface/tokenizers@0.2.0 && \

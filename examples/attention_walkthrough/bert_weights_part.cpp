@@ -5,11 +5,11 @@
 #include <string>
 
 #include "autograd/ops.h"
-#include "base/data/bert_directory.h"
+#include "bert/bert_directory.h"
 #include "base/pages/heatmap_svg.h"
 #include "lesson_parts.h"
-#include "nn/bert.h"
-#include "nn/bert_weights.h"
+#include "bert/bert.h"
+#include "bert/bert_weights.h"
 #include "nn/multi_head_attention.h"
 #include "tensor/ops.h"
 
@@ -18,6 +18,7 @@ namespace {
 
 using namespace atencion;
 using atencion::examples::HeatMap;
+namespace bert = atencion::examples::bert;
 
 std::vector<HeatMap> heads_of(const Tensor& weights, const Tokens& tokens) {  // [heads, q, k]
   std::vector<HeatMap> maps;
@@ -33,7 +34,7 @@ int64_t index_of(const Tokens& tokens, const std::string& token) {
 }
 
 // Over every layer and head: where "it" looks at "dog" the most (BertViz's famous head).
-void print_it_and_dog(nn::Bert& model, const Tokens& tokens) {
+void print_it_and_dog(bert::Bert& model, const Tokens& tokens) {
   const int64_t it = index_of(tokens, "it"), dog = index_of(tokens, "dog");
   if (it < 0 || dog < 0) return;
   double best = -1;
@@ -54,7 +55,7 @@ void print_it_and_dog(nn::Bert& model, const Tokens& tokens) {
 }
 
 // BertTokenizer's pieces of `sentence`: [CLS] word pieces [SEP], printed.
-Tokens bert_tokens(const examples::WordPiece& wordpiece, const std::string& sentence) {
+Tokens bert_tokens(const bert::WordPiece& wordpiece, const std::string& sentence) {
   Tokens tokens{"[CLS]"};
   for (const std::string& piece : wordpiece.tokenize(sentence)) tokens.push_back(piece);
   tokens.push_back("[SEP]");
@@ -65,7 +66,7 @@ Tokens bert_tokens(const examples::WordPiece& wordpiece, const std::string& sent
 }
 
 // As the notebook: BERT's word embeddings plus its learned position embeddings (ids [1, n]).
-Variable bert_embeddings(nn::Bert& model, const Tensor& ids) {
+Variable bert_embeddings(bert::Bert& model, const Tensor& ids) {
   const int64_t length = ids.size(1);
   const Variable x = add((*model.embeddings->word_embeddings)(ids),
                          (*model.embeddings->position_embeddings)(
@@ -77,7 +78,7 @@ Variable bert_embeddings(nn::Bert& model, const Tensor& ids) {
 // The notebook's randomly initialised 8-head attention, now on BERT's embeddings `x`; returns
 // the SVG of its heads it writes into `out`.
 std::filesystem::path show_random_attention(const std::filesystem::path& out, const Variable& x,
-                                            const Tokens& tokens, const nn::BertConfig& config) {
+                                            const Tokens& tokens, const bert::BertConfig& config) {
   const int64_t random_heads = config.hidden % 8 == 0 ? 8 : config.heads;
   Generator generator(2024);
   nn::MultiHeadAttention random_attention(config.hidden, random_heads, generator);
@@ -94,7 +95,7 @@ std::filesystem::path show_random_attention(const std::filesystem::path& out, co
 
 // BERT's own first layer on the sentence (its real input: the embeddings' LayerNorm as well);
 // returns the SVG of its heads it writes into `out`.
-std::filesystem::path show_first_layer(const std::filesystem::path& out, nn::Bert& model,
+std::filesystem::path show_first_layer(const std::filesystem::path& out, bert::Bert& model,
                                        const Tensor& ids, const Tokens& tokens) {
   model.encode(ids);
   const Tensor first_layer = model.encoder->layers[0]->self_attn->attention_weights().select(0, 0);
@@ -117,10 +118,10 @@ void show_bert_weights(const std::filesystem::path& out, const std::string& bert
                 "  on BERT's own embeddings and to see its trained heads.\n");
     return;
   }
-  const examples::BertDirectory directory = examples::read_bert_directory(bert_dir);
+  const bert::BertDirectory directory = bert::read_bert_directory(bert_dir);
   Generator unused(0);
-  nn::Bert model(directory.weights.config, unused, nn::Bert::Init::ForLoading);
-  nn::load_hugging_face_bert(model, directory.weights);
+  bert::Bert model(directory.weights.config, unused, bert::Bert::Init::ForLoading);
+  bert::load_hugging_face_bert(model, directory.weights);
   model.eval();
   NoGradGuard no_grad;
 

@@ -1,8 +1,7 @@
 // examples/attention_walkthrough/explorer_page.cpp — see explorer_page.h.
 #include "explorer_page.h"
 
-#include <fstream>
-#include <stdexcept>
+#include "tensor/durable_write.h"
 
 namespace walkthrough {
 
@@ -16,9 +15,7 @@ void write_explorer_page(const std::string& path,
       "that sum to 1, what a head looks at), not language. docs/12-translation.md shows the "
       "same page for a trained translator.";
   page.sentences = parts;
-  std::ofstream file(path);
-  file << atencion::examples::explorer::page_html(page);
-  if (!file) throw std::runtime_error("write_explorer_page: cannot write " + path);
+  atencion::write_file_atomically(path, atencion::examples::explorer::page_html(page));
 }
 
 }  // namespace walkthrough

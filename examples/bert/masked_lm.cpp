@@ -6,12 +6,12 @@
 #include <stdexcept>
 
 #include "autograd/ops.h"
-#include "base/data/bert_directory.h"
+#include "bert/bert_directory.h"
 #include "base/data/shuffle.h"
 #include "base/io/json_fields.h"
 #include "bert/masking.h"
 #include "nn/loss.h"
-#include "nn/bert_weights.h"
+#include "bert/bert_weights.h"
 #include "nn/masks.h"
 #include "tensor/ops.h"
 
@@ -27,14 +27,14 @@ EncodedBatch encode_batch(const std::vector<std::vector<int64_t>>& sentences, in
     longest = std::max(longest, lengths.back());
   }
   std::vector<int64_t> ids(static_cast<size_t>(batch * longest), pad_id);
-  std::vector<int64_t> label_ids(labels.empty() ? 0 : ids.size(), -100);
+  std::vector<int64_t> label_ids(labels.empty() ? 0 : ids.size(), nn::kIgnoreIndex);
   EncodedBatch out;
   for (int64_t b = 0; b < batch; ++b) {
     std::copy(sentences[b].begin(), sentences[b].end(), ids.begin() + b * longest);
     if (labels.empty()) continue;
     std::copy(labels[b].begin(), labels[b].end(), label_ids.begin() + b * longest);
     out.masked += std::count_if(labels[b].begin(), labels[b].end(),
-                                [](int64_t label) { return label != -100; });
+                                [](int64_t label) { return label != nn::kIgnoreIndex; });
   }
   out.ids = Tensor::from_ids(ids, {batch, longest});
   out.mask = nn::padding_mask(lengths, longest);
@@ -42,12 +42,12 @@ EncodedBatch encode_batch(const std::vector<std::vector<int64_t>>& sentences, in
   return out;
 }
 
-MaskedLanguageModel MaskedLanguageModel::create(nn::BertConfig config,
+MaskedLanguageModel MaskedLanguageModel::create(BertConfig config,
                                                 std::shared_ptr<const Pieces> pieces,
                                                 uint64_t seed) {
   config.vocab = pieces->vocab_size();
   Generator generator(seed);
-  auto model = std::make_shared<nn::Bert>(config, generator);
+  auto model = std::make_shared<Bert>(config, generator);
   return {config, std::move(model), std::move(pieces)};
 }
 
@@ -55,7 +55,7 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
   const std::string where = checkpoint.directory.empty() ? "checkpoint" : checkpoint.directory;
   if (!checkpoint.config.contains("model"))
     throw std::runtime_error(where + "/config.json: no \"model\" section");
-  const nn::BertConfig config = config_from_json(checkpoint.config.at("model"));
+  const BertConfig config = config_from_json(checkpoint.config.at("model"));
   const auto found = checkpoint.files.find("pieces.model");
   if (found == checkpoint.files.end())
     throw std::runtime_error(where + "/pieces.model: missing (a BERT checkpoint holds it)");
@@ -73,7 +73,7 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
                                std::to_string(config.vocab) + ", " + std::to_string(config.hidden) +
                                "]");
   Generator generator(0);  // replaced by the checkpoint's weights
-  auto model = std::make_shared<nn::Bert>(config, generator, nn::Bert::Init::ForLoading);
+  auto model = std::make_shared<Bert>(config, generator, Bert::Init::ForLoading);
   try {
     model->load_state_dict(checkpoint.model);
   } catch (const std::invalid_argument& error) {
@@ -87,8 +87,8 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
 MaskedLanguageModel MaskedLanguageModel::from_hugging_face(const std::string& directory) {
   BertDirectory found = read_bert_directory(directory);
   Generator generator(0);
-  auto model = std::make_shared<nn::Bert>(found.weights.config, generator, nn::Bert::Init::ForLoading);
-  nn::load_hugging_face_bert(*model, found.weights);
+  auto model = std::make_shared<Bert>(found.weights.config, generator, Bert::Init::ForLoading);
+  load_hugging_face_bert(*model, found.weights);
   model->eval();
   MaskedLanguageModel out{found.weights.config, std::move(model),
                           std::make_shared<WordPieces>(std::move(found.wordpiece))};
@@ -199,20 +199,14 @@ MaskedScore score_masked(const MaskedLanguageModel& lm,
     const EncodedBatch batch = encode_batch(inputs, lm.pieces->special().pad, labels);
     if (batch.masked == 0) continue;
     const Variable hidden = lm.model->encode(batch.ids, batch.mask);
-    const std::vector<double> label_values = batch.labels.to_vector();
-    std::vector<int64_t> rows, targets;
-    for (size_t i = 0; i < label_values.size(); ++i)
-      if (label_values[i] != -100) {
-        rows.push_back(static_cast<int64_t>(i));
-        targets.push_back(static_cast<int64_t>(label_values[i]));
-      }
-    const auto count = static_cast<int64_t>(rows.size());
+    const nn::CountedRows masked_rows = nn::counted_rows(batch.labels);
+    const int64_t count = masked_rows.count;
     const Variable flat = reshape(hidden, {batch.ids.numel(), lm.config.hidden});
-    const Tensor logits =
-        lm.model->mlm_logits(index_select(flat, 0, Tensor::from_ids(rows, {count}))).value();
+    const Tensor logits = lm.model->mlm_logits(index_select(flat, 0, masked_rows.rows)).value();
     nn::CrossEntropyOptions sum;
     sum.reduction = nn::Reduction::Sum;
-    total_loss += nn::cross_entropy(Variable(logits), Tensor::from_ids(targets, {count}), sum).item();
+    total_loss += nn::cross_entropy(Variable(logits), masked_rows.targets, sum).item();
+    const std::vector<int64_t> targets = masked_rows.targets.to_ids();
     const std::vector<double> best = argmax(logits, -1).to_vector();
     for (int64_t i = 0; i < count; ++i) correct += static_cast<int64_t>(best[i]) == targets[i];
     masked += count;
@@ -223,7 +217,7 @@ MaskedScore score_masked(const MaskedLanguageModel& lm,
           static_cast<double>(correct) / static_cast<double>(masked), masked};
 }
 
-nlohmann::json config_to_json(const nn::BertConfig& config) {
+nlohmann::json config_to_json(const BertConfig& config) {
   return {{"vocab", config.vocab},
           {"hidden", config.hidden},
           {"heads", config.heads},
@@ -235,9 +229,9 @@ nlohmann::json config_to_json(const nn::BertConfig& config) {
           {"layer_norm_eps", config.layer_norm_eps}};
 }
 
-nn::BertConfig config_from_json(const nlohmann::json& json) {
+BertConfig config_from_json(const nlohmann::json& json) {
   constexpr int64_t kMost = 1 << 24;  // far above any size a save writes
-  nn::BertConfig config;
+  BertConfig config;
   try {
     config.vocab = integer_field(json, "vocab", 1, kMost);
     config.hidden = integer_field(json, "hidden", 1, 1 << 16);

@@ -4,7 +4,7 @@
 // What every command shares: building the model from a config, turning sentences into the
 // padded ids and key-padding mask the encoder takes, the masked-LM loss, filling in masks, and
 // saving or loading the whole thing as a checkpoint (base/checkpoints/checkpoint.h) or from a
-// directory in Hugging Face's layout (nn/bert_weights.h, base/data/wordpiece.h).
+// directory in Hugging Face's layout (bert/bert_weights.h, bert/wordpiece.h).
 #pragma once
 
 #include <memory>
@@ -13,7 +13,7 @@
 
 #include "base/checkpoints/checkpoint.h"
 #include "bert/pieces.h"
-#include "nn/bert.h"
+#include "bert/bert.h"
 
 namespace atencion::examples::bert {
 
@@ -34,12 +34,12 @@ struct Guess {
 };
 
 struct MaskedLanguageModel {
-  nn::BertConfig config;
-  std::shared_ptr<nn::Bert> model;
+  BertConfig config;
+  std::shared_ptr<Bert> model;
   std::shared_ptr<const Pieces> pieces;
 
   // A fresh model for these pieces (config.vocab is filled in).
-  static MaskedLanguageModel create(nn::BertConfig config, std::shared_ptr<const Pieces> pieces,
+  static MaskedLanguageModel create(BertConfig config, std::shared_ptr<const Pieces> pieces,
                                     uint64_t seed);
   // The model and SentencePiece model of a checkpoint written by `train`, in eval mode.
   static MaskedLanguageModel from_checkpoint(const CheckpointData& checkpoint);
@@ -72,7 +72,7 @@ MaskedScore score_masked(const MaskedLanguageModel& model,
                          const std::vector<std::vector<int64_t>>& sentences, uint64_t seed,
                          int64_t max_tokens);
 
-nlohmann::json config_to_json(const nn::BertConfig& config);
-nn::BertConfig config_from_json(const nlohmann::json& json);
+nlohmann::json config_to_json(const BertConfig& config);
+BertConfig config_from_json(const nlohmann::json& json);
 
 }  // namespace atencion::examples::bert

@@ -2,11 +2,10 @@
 #include "bert/masking.h"
 
 #include "base/data/shuffle.h"
+#include "nn/loss.h"
 
 namespace atencion::examples::bert {
 namespace {
-
-constexpr int64_t kIgnored = -100;
 
 double uniform(SplitMix64& generator) {
   return static_cast<double>(generator.next() >> 11) * 0x1.0p-53;  // [0, 1)
@@ -25,7 +24,7 @@ int64_t random_piece(const Pieces& pieces, SplitMix64& generator) {
 MaskedSentence mask_sentence(const std::vector<int64_t>& ids, const Pieces& pieces, uint64_t seed,
                              const MaskingOptions& options) {
   SplitMix64 generator(seed);
-  MaskedSentence out{ids, std::vector<int64_t>(ids.size(), kIgnored)};
+  MaskedSentence out{ids, std::vector<int64_t>(ids.size(), nn::kIgnoreIndex)};
   std::vector<size_t> candidates;
   for (size_t i = 0; i < ids.size(); ++i)
     if (!pieces.is_special(ids[i])) candidates.push_back(i);

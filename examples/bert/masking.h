@@ -6,9 +6,9 @@
 //   80%: replaced by [MASK]        the model learns to fill the gap,
 //   10%: replaced by a random piece  it cannot trust that a visible piece is right,
 //   10%: left as it is             it must keep a good representation of every piece,
-// and its label is the original piece; every other position's label is -100 (ignored by the
-// loss, as torch's cross_entropy ignore_index). The draws come from a generator seeded by the
-// caller, so a batch's masking is a pure function of its seed.
+// and its label is the original piece; every other position's label is nn::kIgnoreIndex, -100
+// (ignored by the loss, as torch's cross_entropy ignore_index). The draws come from a generator
+// seeded by the caller, so a batch's masking is a pure function of its seed.
 #pragma once
 
 #include <cstdint>

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "base/data/tokenizer.h"
-#include "base/data/wordpiece.h"
+#include "bert/wordpiece.h"
 
 namespace atencion::examples::bert {
 
@@ -55,7 +55,7 @@ class SentencePieces : public Pieces {
   Tokenizer tokenizer_;
 };
 
-// BERT's uncased WordPiece (base/data/wordpiece.h) with the ids of its vocab.txt.
+// BERT's uncased WordPiece (bert/wordpiece.h) with the ids of its vocab.txt.
 class WordPieces : public Pieces {
  public:
   explicit WordPieces(WordPiece wordpiece);

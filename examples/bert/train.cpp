@@ -3,20 +3,18 @@
 // (examples/base/training/trainer.h). Lesson: docs/16-bert.md#train-one
 #include "bert/train.h"
 
-#include <chrono>
 #include <cstdio>
 
 #include "base/data/shuffle.h"
 #include "base/io/json_fields.h"
 #include "base/training/optimizer_settings.h"
+#include "base/training/session.h"
 #include "bert/masked_lm.h"
 #include "bert/masking.h"
 #include "bert/text.h"
 
 namespace atencion::examples::bert {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // [CLS] pieces [SEP] of each sentence, those too long for the positions left out.
 std::vector<Example> encode_sentences(const std::vector<std::string>& sentences,
@@ -110,6 +108,23 @@ MaskedLanguageModel new_model(const TrainOptions& options, const TextSplit& spli
   return MaskedLanguageModel::create(options.model, std::move(pieces), options.run.seed);
 }
 
+// The held-out masked-token accuracy (rank 0's evaluation) and the pieces read a second.
+void say_held_out_and_speed(Progress& progress, const MaskedLanguageModel& lm,
+                            const MaskedLanguageTask& task, const RunConfig& run,
+                            const TrainingResult& result) {
+  const MaskedScore held_out = score_masked(lm, task.held_out(), kHeldOutMaskingSeed,
+                                            run.max_tokens);
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "held out: masked-token accuracy %.2f%%, loss %.4f over %lld masked pieces",
+                100 * held_out.accuracy, held_out.loss, static_cast<long long>(held_out.masked));
+  progress.message(line);
+  std::snprintf(line, sizeof line, "speed: %.0f pieces/s over %.1f s of training (%lld steps)",
+                static_cast<double>(task.pieces_read()) / result.seconds, result.seconds,
+                static_cast<long long>(result.steps));
+  progress.message(line);
+}
+
 }  // namespace
 
 RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
@@ -121,42 +136,30 @@ RunConfig read_run_config(const nlohmann::json& config, const std::string& file)
 }
 
 std::string train(const TrainOptions& requested, nn::distributed::Communicator& communicator) {
-  const auto start_time = Clock::now();
   TrainOptions options = requested;
-  const DataParallel parallel(communicator);
-  Progress progress(parallel.is_main() ? stdout : nullptr, parallel.size() > 1);
-  const OpenedRun run = open_run(options.trainer, parallel, progress);
-  if (run.checkpoint)
-    options.run = read_run_config(run.checkpoint->config, run.checkpoint->directory + "/config.json");
+  TrainingSession session(communicator, options.trainer);  // one process, or one of N
+  options.run = session.run_config(options.run, read_run_config);
   const TextSplit split = split_sentences(read_sentences(options.run.text_path),
                                           options.run.split_seed);
-  progress.message("text: " + std::to_string(split.train.size()) + " training sentences, " +
-                   std::to_string(split.held_out.size()) + " held out");
-  MaskedLanguageModel lm = run.checkpoint ? MaskedLanguageModel::from_checkpoint(*run.checkpoint)
-                                          : new_model(options, split, parallel);
-  parallel.share_parameters(lm.model->parameters());
-  lm.model->train();
-  MaskedLanguageTask task(lm, options.run, split, run.state.position);
-  progress.message("model: " + std::to_string(lm.model->parameter_count()) + " parameters, " +
-                   std::to_string(lm.config.vocab) + " pieces with [MASK]; prepared in " +
-                   format_duration(std::chrono::duration<double>(Clock::now() - start_time).count()));
+  session.progress().message("text: " + std::to_string(split.train.size()) +
+                             " training sentences, " + std::to_string(split.held_out.size()) +
+                             " held out");
+  MaskedLanguageModel lm = session.resumes()
+                               ? MaskedLanguageModel::from_checkpoint(session.checkpoint())
+                               : new_model(options, split, session.parallel());
+  session.prepare(*lm.model);
+  MaskedLanguageTask task(lm, options.run, split, session.position());
+  session.progress().message("model: " + std::to_string(lm.model->parameter_count()) +
+                             " parameters, " + std::to_string(lm.config.vocab) +
+                             " pieces with [MASK]; prepared in " +
+                             format_duration(session.seconds()));
   // Adam with the Transformer paper's β2 and ε, as the translator's.
-  const OptimizerRecipe recipe =
-      optimizer_recipe(options.run, lm.config.hidden, {.beta2 = 0.98, .eps = 1e-9});
-  Trainer trainer(task, options.trainer, recipe, parallel, progress, run, start_time);
-  const std::string last = trainer.run();
-  const MaskedScore held_out =
-      score_masked(lm, task.held_out(), kHeldOutMaskingSeed, options.run.max_tokens);
-  char line[200];
-  std::snprintf(line, sizeof line,
-                "held out: masked-token accuracy %.2f%%, loss %.4f over %lld masked pieces",
-                100 * held_out.accuracy, held_out.loss, static_cast<long long>(held_out.masked));
-  progress.message(line);
-  std::snprintf(line, sizeof line, "speed: %.0f pieces/s over %.1f s of training (%lld steps)",
-                static_cast<double>(task.pieces_read()) / trainer.seconds_this_run(),
-                trainer.seconds_this_run(), static_cast<long long>(trainer.steps_this_run()));
-  progress.message(line);
-  return last;
+  const TrainingResult result =
+      session.train(task, optimizer_recipe(options.run, lm.config.hidden,
+                                           {.beta2 = 0.98, .eps = 1e-9}));
+  if (session.parallel().is_main())
+    say_held_out_and_speed(session.progress(), lm, task, options.run, result);
+  return result.last_checkpoint;
 }
 
 }  // namespace atencion::examples::bert

@@ -8,7 +8,7 @@
 
 #include "base/training/trainer.h"
 #include "nlohmann/json.hpp"
-#include "nn/bert.h"
+#include "bert/bert.h"
 #include "nn/distributed.h"
 
 namespace atencion::examples::bert {
@@ -29,8 +29,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, text_path, split_seed, vocab_size,
 
 // The default model: 4 layers of 256 with 4 heads, trained in minutes on a CPU (BERT-base is
 // 12 layers of 768 with 12 heads).
-inline nn::BertConfig default_model() {
-  nn::BertConfig model;
+inline BertConfig default_model() {
+  BertConfig model;
   model.hidden = 256;
   model.heads = 4;
   model.layers = 4;
@@ -42,7 +42,7 @@ inline nn::BertConfig default_model() {
 
 struct TrainOptions {
   RunConfig run;
-  nn::BertConfig model = default_model();
+  BertConfig model = default_model();
   TrainerOptions trainer = [] {
     TrainerOptions trainer;
     trainer.out_dir = "runs/bert";

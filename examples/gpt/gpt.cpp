@@ -13,24 +13,6 @@
 namespace atencion::examples::gpt {
 namespace {
 
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-// Query i of `queries` new positions sits at position past + i and may see keys 0 .. past + i:
-// causal_mask when nothing is cached, and no mask for one new position (nothing after it exists).
-Tensor causal_mask_after(int64_t past, int64_t queries) {
-  if (queries == 1) return Tensor();
-  if (past == 0) return nn::causal_mask(queries);
-  const int64_t keys = past + queries;
-  Tensor mask = Tensor::zeros({queries, keys}, DType::Bool);
-  bool* may_attend = mask.data<bool>();
-  for (int64_t i = 0; i < queries; ++i)
-    for (int64_t j = 0; j <= past + i; ++j) may_attend[i * keys + j] = true;
-  return mask;
-}
-
 }  // namespace
 
 GPT::GPT(const GPTConfig& c, Generator& generator) : config_(c) {
@@ -50,17 +32,18 @@ GPT::GPT(const GPTConfig& c, Generator& generator) : config_(c) {
                                      std::make_shared<nn::EncoderLayer>(block, generator)));
   final_norm = register_module("final_norm",
                                std::make_shared<nn::LayerNorm>(c.d_model));
-  // GPT-2's initialisation (gpt.h).
+  // GPT-2's initialisation (gpt.h); none for a model about to be loaded.
+  if (generator.skips_tensor_draws()) return;
   const double residual_std = 0.02 / std::sqrt(2.0 * static_cast<double>(c.layers));
   for (auto& [name, parameter] : named_parameters()) {
     Variable handle = parameter;
-    if (ends_with(name, ".bias")) {
+    if (name.ends_with(".bias")) {
       if (name.find("norm") == std::string::npos)
         handle.mutable_value() = Tensor::zeros(parameter.shape(), parameter.dtype());
       continue;
     }
     if (parameter.dim() < 2) continue;  // LayerNorm weights stay 1
-    const bool ends_branch = ends_with(name, "out_proj.weight") || ends_with(name, "linear2.weight");
+    const bool ends_branch = name.ends_with("out_proj.weight") || name.ends_with("linear2.weight");
     const double std = ends_branch ? residual_std : 0.02;
     handle.mutable_value() = mul(randn(parameter.shape(), generator, parameter.dtype()), std);
   }
@@ -92,7 +75,7 @@ Variable GPT::hidden_states(const Tensor& ids, std::span<nn::KeyValueCache> cach
       Tensor::arange(static_cast<double>(past), static_cast<double>(past + length), 1,
                      DType::Int64);
   Variable x = (*dropout)((*token_embedding)(ids) + (*position_embedding)(positions));
-  const Tensor mask = causal_mask_after(past, length);
+  const Tensor mask = nn::causal_mask_after(past, length);
   for (size_t i = 0; i < layers.size(); ++i)
     x = layers[i]->forward(x, mask, cache.empty() ? nullptr : &cache[i]);
   return (*final_norm)(x);

@@ -47,6 +47,7 @@ class GPT : public nn::Module {
  public:
   // GPT-2's initialisation: every matrix and embedding N(0, 0.02²), biases 0, LayerNorms 1 and 0,
   // and the projections that end a residual branch (out_proj, linear2) N(0, (0.02/√(2N))²).
+  // With Generator::skipping_tensor_draws() (a model whose weights are loaded next), no draws.
   GPT(const GPTConfig& config, Generator& generator);
 
   // ids [batch, T] (Int64, T ≤ context) -> the final LayerNorm's output [batch, T, d_model].

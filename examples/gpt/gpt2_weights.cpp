@@ -126,7 +126,8 @@ std::shared_ptr<GPT> load_gpt2(const std::string& dir, DType dtype) {
   const std::map<std::string, Tensor> weights = load_safetensors(file);
   const GPTConfig config = gpt2_config(dir, weights);
   const NamedTensors ours = from_gpt2_layout(config, weights, file, dtype);
-  Generator generator(0);  // every weight is replaced
+  // Built without an initialisation: every weight is replaced.
+  Generator generator = Generator::skipping_tensor_draws();
   auto model = std::make_shared<GPT>(config, generator);
   model->to(dtype);
   model->load_state_dict(ours);

@@ -19,7 +19,8 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
   const GPTConfig config = config_from_json(checkpoint.config.at("model"), where);
   // Before the model is built: sizes that do not match the weights could ask for gigabytes.
   check_weights(config, checkpoint.model, where + "/model.safetensors");
-  Generator generator(0);  // every weight is replaced
+  // Built without an initialisation: every weight is replaced.
+  Generator generator = Generator::skipping_tensor_draws();
   auto model = std::make_shared<GPT>(config, generator);
   try {
     model->load_state_dict(checkpoint.model);

@@ -12,13 +12,14 @@ using namespace atencion::examples::gpt;
 namespace nn = atencion::nn;
 
 int main(int argc, char** argv) {
-  nn::distributed::Communicator communicator;  // train refuses an mpirun start (one process)
+  // Under mpirun, this process is one of N (docs/13-data-parallel.md); otherwise rank 0 of 1.
+  nn::distributed::Communicator communicator;
   Program program("atencion-gpt",
                   "atencion-gpt: a decoder-only Transformer (GPT), trained on your CPU");
   CLI::App& app = program.app();
   const std::vector<Subcommand> subcommands = {add_train_command(app, communicator),
                                                add_sample_command(app), add_eval_command(app),
                                                add_show_command(app), add_serve_command(app)};
-  // Its processes never wait for each other: each says its own error.
-  return program.run(argc, argv, subcommands, nullptr);
+  // Training on N processes waits in collectives: a process that fails ends them all.
+  return program.run(argc, argv, subcommands, &communicator);
 }

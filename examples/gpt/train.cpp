@@ -4,7 +4,6 @@
 // Lesson: docs/15-gpt.md#training
 #include "gpt/train.h"
 
-#include <chrono>
 #include <cmath>
 #include <numbers>
 #include <stdexcept>
@@ -12,23 +11,32 @@
 #include "base/io/file_checks.h"
 #include "base/io/json_fields.h"
 #include "base/training/optimizer_settings.h"
+#include "base/training/session.h"
 #include "gpt/language_model.h"
 #include "gpt/text_data.h"
 
 namespace atencion::examples::gpt {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// Every `size`-th batch from the `rank`-th: a process's share of the held-out batches.
+std::vector<TokenBatch> every_nth(const std::vector<TokenBatch>& batches, int rank, int size) {
+  std::vector<TokenBatch> mine;
+  for (size_t i = static_cast<size_t>(rank); i < batches.size(); i += static_cast<size_t>(size))
+    mine.push_back(batches[i]);
+  return mine;
+}
 
-// The GPT as the Trainer sees it: batches of windows, the language-model loss of every position
-// (one sequence of T tokens teaches T predictions), the held-out loss, and checkpoints holding
-// the run's config and the tokenizer.
+// The GPT as the Trainer sees it: batches of windows (on N processes, each its rows of every
+// batch), the language-model loss of every position (one sequence of T tokens teaches T
+// predictions), the held-out loss (the held-out batches shared out over the processes), and
+// checkpoints holding the run's config and the tokenizer.
 class LanguageModelTask : public TrainingTask {
  public:
   LanguageModelTask(LanguageModel& language_model, const RunConfig& run, const TextSplit& split,
-                    BatchPosition start)
+                    BatchPosition start, const DataParallel& parallel)
       : language_model_(language_model),
         run_(run),
+        parallel_(parallel),
         train_tokens_(language_model.tokenizer.encode(split.train)),
         held_out_tokens_(language_model.tokenizer.encode(split.held_out)),
         held_out_bytes_(static_cast<int64_t>(split.held_out.size())),
@@ -40,6 +48,7 @@ class LanguageModelTask : public TrainingTask {
       throw std::invalid_argument("the held-out text has " +
                                   std::to_string(held_out_tokens_.size()) +
                                   " tokens: too few to score (a longer text)");
+    evaluation_ = every_nth(evaluation_, parallel.rank(), parallel.size());
   }
   LanguageModelTask(const LanguageModelTask&) = delete;  // stream_ refers to train_tokens_
   LanguageModelTask& operator=(const LanguageModelTask&) = delete;
@@ -48,13 +57,25 @@ class LanguageModelTask : public TrainingTask {
   BatchPosition position() const override { return stream_.position(); }
   int64_t batches_per_epoch() const override { return stream_.batches_per_epoch(); }
 
-  StepLoss next_loss(const DataParallel&) override {
+  // This process's rows of the next batch of windows; every window holds `context` targets, so
+  // the share's tokens are its rows times context.
+  StepLoss next_loss(const DataParallel& parallel) override {
+    const BatchPosition at = stream_.position();
     const TokenBatch batch = stream_.next();
-    return {language_model_.model->loss(batch.ids, batch.targets), batch.tokens(), batch.tokens()};
+    const nn::distributed::RowRange rows =
+        parallel.rows(batch.ids.size(0), "window(s)", at,
+                      "raise --batch-size (now " + std::to_string(run_.batch_size) + ")");
+    const Tensor ids = batch.ids.narrow(0, rows.begin, rows.count());
+    const Tensor targets = batch.targets.narrow(0, rows.begin, rows.count());
+    return {language_model_.model->loss(ids, targets), ids.numel(), batch.tokens()};
   }
 
+  // Each process scores its share of the held-out batches; the sums add up over them.
   double evaluation_loss() override {
-    last_score_ = language_model_.score(evaluation_);
+    const LanguageModel::Score mine = language_model_.score(evaluation_);
+    last_score_.nats = parallel_.sum(mine.nats);
+    last_score_.predictions =
+        std::llround(parallel_.sum(static_cast<double>(mine.predictions)));
     return last_score_.nats / static_cast<double>(last_score_.predictions);
   }
 
@@ -78,14 +99,18 @@ class LanguageModelTask : public TrainingTask {
  private:
   LanguageModel& language_model_;
   const RunConfig run_;
+  const DataParallel& parallel_;
   const std::vector<int64_t> train_tokens_, held_out_tokens_;
   const int64_t held_out_bytes_;
   WindowStream stream_;
-  const std::vector<TokenBatch> evaluation_;
+  std::vector<TokenBatch> evaluation_;  // this process's share
   LanguageModel::Score last_score_;
 };
 
-LanguageModel new_language_model(const TrainOptions& options, const TextSplit& split) {
+// A fresh model: the tokenizer (SentencePiece: trained by rank 0, then shared) and weights
+// from the run's seed.
+LanguageModel new_language_model(const TrainOptions& options, const TextSplit& split,
+                                 const DataParallel& parallel) {
   TextTokenizer tokenizer = TextTokenizer::bytes();
   if (options.run.tokenizer == "sentencepiece") {
     std::vector<std::string> lines;
@@ -99,7 +124,8 @@ LanguageModel new_language_model(const TrainOptions& options, const TextSplit& s
     TokenizerOptions tokenizer_options;
     tokenizer_options.vocab_size = options.run.vocab_size;
     tokenizer_options.seed = static_cast<uint32_t>(options.run.seed);
-    tokenizer = TextTokenizer::sentencepiece(Tokenizer::train(lines, tokenizer_options));
+    tokenizer = TextTokenizer::sentencepiece(
+        parallel.share_tokenizer([&] { return Tokenizer::train(lines, tokenizer_options); }));
   }
   GPTConfig config = options.model;
   config.vocab = tokenizer.vocab_size();
@@ -126,38 +152,30 @@ std::string load_text(const RunConfig& run) {
 }
 
 std::string train(const TrainOptions& requested, nn::distributed::Communicator& communicator) {
-  const auto start_time = Clock::now();
   TrainOptions options = requested;
-  const DataParallel parallel(communicator);
-  if (parallel.size() > 1)
-    throw std::runtime_error("atencion-gpt train runs on one process (started on " +
-                             std::to_string(parallel.size()) + ")");
-  Progress progress(stdout);
-  const OpenedRun run = open_run(options.trainer, parallel, progress);
-  if (run.checkpoint)  // the run goes on as its checkpoint defines it
-    options.run = read_run_config(run.checkpoint->config,
-                                  run.checkpoint->directory + "/config.json");
+  TrainingSession session(communicator, options.trainer);  // one process, or one of N
+  options.run = session.run_config(options.run, read_run_config);
   const TextSplit split = split_text(load_text(options.run));
-  LanguageModel language_model = run.checkpoint ? LanguageModel::from_checkpoint(*run.checkpoint)
-                                                : new_language_model(options, split);
-  language_model.model->train();
-  LanguageModelTask task(language_model, options.run, split, run.state.position);
+  LanguageModel language_model =
+      session.resumes() ? LanguageModel::from_checkpoint(session.checkpoint())
+                        : new_language_model(options, split, session.parallel());
+  session.prepare(*language_model.model);
+  LanguageModelTask task(language_model, options.run, split, session.position(),
+                         session.parallel());
   const GPTConfig& config = language_model.model->config();
-  progress.message(
+  session.progress().message(
       "data: " + std::to_string(split.train.size()) + " bytes to train on, " +
       std::to_string(split.held_out.size()) + " held out; " + language_model.tokenizer.kind_name() +
       " tokens (" + std::to_string(config.vocab) + "), " + std::to_string(task.batches_per_epoch()) +
       " batches of " + std::to_string(options.run.batch_size) + " × " +
       std::to_string(config.context) + " an epoch");
-  progress.message("model: " + language_model.model->type_name() + ", " +
-                   std::to_string(language_model.model->parameter_count()) + " parameters; " +
-                   "prepared in " +
-                   format_duration(std::chrono::duration<double>(Clock::now() - start_time).count()));
+  session.progress().message("model: " + language_model.model->type_name() + ", " +
+                             std::to_string(language_model.model->parameter_count()) +
+                             " parameters; prepared in " + format_duration(session.seconds()));
   // Adam with nanoGPT's β2 for small models.
-  const OptimizerRecipe recipe =
-      optimizer_recipe(options.run, config.d_model, {.beta2 = 0.99, .eps = 1e-8});
-  Trainer trainer(task, options.trainer, recipe, parallel, progress, run, start_time);
-  return trainer.run();
+  return session
+      .train(task, optimizer_recipe(options.run, config.d_model, {.beta2 = 0.99, .eps = 1e-8}))
+      .last_checkpoint;
 }
 
 }  // namespace atencion::examples::gpt

@@ -52,8 +52,8 @@ struct TrainOptions {
   TrainerOptions trainer = default_session();
 };
 
-// Trains and writes checkpoints into options.trainer.out_dir (one process); returns the last
-// checkpoint's directory. Everything a translator's run guarantees (the lock, exact --resume,
+// Trains and writes checkpoints into options.trainer.out_dir, on one process or, under mpirun,
+// on N (docs/13-data-parallel.md); returns the last checkpoint's directory. Everything a translator's run guarantees (the lock, exact --resume,
 // the NaN guard, checkpoints with a "best") comes from the shared Trainer.
 std::string train(const TrainOptions& options, nn::distributed::Communicator& communicator);
 

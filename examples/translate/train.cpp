@@ -5,18 +5,16 @@
 // Lesson: docs/12-translation.md#the-training-loop, docs/12-translation.md#checkpoints
 #include "translate/train.h"
 
-#include <chrono>
 #include <optional>
 
 #include "base/io/json_fields.h"
 #include "base/training/optimizer_settings.h"
+#include "base/training/session.h"
 #include "translate/data.h"
 #include "translate/translator.h"
 
 namespace atencion::examples::translate {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Pieces for each pair; pairs too long for the positional encoding are left out.
 std::vector<Example> tokenize_pairs(const std::vector<SentencePair>& pairs,
@@ -116,12 +114,12 @@ void say_data(Progress& progress, const DataSplit& split, const RunConfig& run) 
                    std::to_string(run.max_words) + " words a side)");
 }
 
-void say_model(Progress& progress, const Translator& translator, Clock::time_point start) {
+void say_model(Progress& progress, const Translator& translator, double seconds) {
   progress.message(
       "model: " + std::to_string(translator.model->parameter_count()) +
       " parameters; vocabularies " + std::to_string(translator.config.src_vocab) + " (es) and " +
       std::to_string(translator.config.tgt_vocab) + " (en) pieces; prepared in " +
-      format_duration(std::chrono::duration<double>(Clock::now() - start).count()));
+      format_duration(seconds));
 }
 
 }  // namespace
@@ -139,29 +137,22 @@ RunConfig read_run_config(const nlohmann::json& config, const std::string& file)
 }
 
 std::string train(const TrainOptions& requested, nn::distributed::Communicator& communicator) {
-  const auto start_time = Clock::now();
   TrainOptions options = requested;
-  const DataParallel parallel(communicator);  // one process, or one of N (data_parallel.h)
-  Progress progress(parallel.is_main() ? stdout : nullptr, parallel.size() > 1);
-  const OpenedRun run = open_run(options.trainer, parallel, progress);
-  if (run.checkpoint)  // the run goes on as its checkpoint defines it
-    options.run = read_run_config(run.checkpoint->config,
-                                  run.checkpoint->directory + "/config.json");
+  TrainingSession session(communicator, options.trainer);  // one process, or one of N
+  options.run = session.run_config(options.run, read_run_config);
   const DataSplit split =
       load_split(options.run.data_path, options.run.max_words, options.run.split_seed);
-  say_data(progress, split, options.run);
-
-  Translator translator = run.checkpoint ? Translator::from_checkpoint(*run.checkpoint)
-                                         : new_translator(options, split, parallel);
-  parallel.share_parameters(translator.model->parameters());
-  translator.model->train();
-  TranslationTask task(translator, options.run, split, run.state.position);
-  say_model(progress, translator, start_time);
+  say_data(session.progress(), split, options.run);
+  Translator translator = session.resumes() ? Translator::from_checkpoint(session.checkpoint())
+                                            : new_translator(options, split, session.parallel());
+  session.prepare(*translator.model);
+  TranslationTask task(translator, options.run, split, session.position());
+  say_model(session.progress(), translator, session.seconds());
   // Adam with the paper's β2 and ε.
-  const OptimizerRecipe recipe = optimizer_recipe(options.run, translator.config.d_model,
-                                                  {.beta2 = 0.98, .eps = 1e-9});
-  Trainer trainer(task, options.trainer, recipe, parallel, progress, run, start_time);
-  return trainer.run();
+  return session
+      .train(task, optimizer_recipe(options.run, translator.config.d_model,
+                                    {.beta2 = 0.98, .eps = 1e-9}))
+      .last_checkpoint;
 }
 
 }  // namespace atencion::examples::translate

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "base/data/wordpiece.h"
+#include "bert/wordpiece.h"
 #include "exercises/wordpiece/wordpiece.h"
 #include "nlohmann/json.hpp"
 
@@ -44,9 +44,9 @@ TEST_CASE("wordpiece: the words of 442 strings split as BERT's tokenizer splits 
   std::ifstream cases(fixture + "/wordpiece_expected.jsonl");
   int words = 0;
   for (std::string line; std::getline(cases, line);) {
-    for (const std::string& word : examples::basic_tokens(nlohmann::json::parse(line).at("text").get<std::string>())) {
+    for (const std::string& word : examples::bert::basic_tokens(nlohmann::json::parse(line).at("text").get<std::string>())) {
       INFO("word: " << word);
-      const Pieces expected = examples::longest_match_first(
+      const Pieces expected = examples::bert::longest_match_first(
           word, [&](std::string_view piece) { return vocabulary.count(std::string(piece)) > 0; });
       CHECK(exercise::wordpiece(word, vocabulary) == expected);
       ++words;

@@ -77,10 +77,10 @@ void fast_backward_row(const double* z, int64_t C, double lse, double weight, do
 //   loss_i   = (1 − ε) nll_i + ε smooth_i,   0 for an ignored row.
 template <typename T>
 void forward_rows_of(const T* logits, const int64_t* targets, Rows rows,
-                  const CrossEntropyOptions& o, double* row_loss, double* logsumexp) {
+                  RowTargets o, double* row_loss, double* logsumexp) {
   const int64_t C = rows.classes;
   const double eps = o.label_smoothing;
-#pragma omp parallel num_threads(num_threads()) if (rows.count * C > 32768)
+#pragma omp parallel num_threads(num_threads()) if (rows.count * C > kParallelThreshold)
   {
     std::vector<T> scratch(C);  // one per thread
 #pragma omp for
@@ -108,12 +108,12 @@ void forward_rows_of(const T* logits, const int64_t* targets, Rows rows,
 // (g/N' for Mean over N' kept rows, g for Sum, g_i for None) and 0 for an ignored row.
 template <typename T>
 void backward_rows_of(const T* logits, const int64_t* targets, const double* logsumexp,
-                   const double* row_weight, Rows rows, const CrossEntropyOptions& o,
+                   const double* row_weight, Rows rows, RowTargets o,
                    T* grad_logits) {
   const int64_t C = rows.classes;
   const double eps = o.label_smoothing;
   const double uniform = eps / static_cast<double>(C);
-#pragma omp parallel for num_threads(num_threads()) if (rows.count * C > 32768)
+#pragma omp parallel for num_threads(num_threads()) if (rows.count * C > kParallelThreshold)
   for (int64_t i = 0; i < rows.count; ++i) {
     const T* z = logits + i * C;
     T* dz = grad_logits + i * C;
@@ -131,7 +131,7 @@ void backward_rows_of(const T* logits, const int64_t* targets, const double* log
 }  // namespace
 
 int64_t count_kept_targets(const char* op, const int64_t* targets, Rows rows,
-                           const CrossEntropyOptions& options) {
+                           RowTargets options) {
   int64_t kept = 0;
   for (int64_t i = 0; i < rows.count; ++i) {
     if (targets[i] == options.ignore_index) continue;
@@ -145,28 +145,28 @@ int64_t count_kept_targets(const char* op, const int64_t* targets, Rows rows,
   return kept;
 }
 
-double reduce_rows(const std::vector<double>& row_loss, int64_t kept, Reduction reduction) {
+double reduce_rows(const std::vector<double>& row_loss, int64_t kept, bool mean) {
   double total = 0;
   for (double value : row_loss) total += value;
-  if (reduction != Reduction::Mean) return total;
+  if (!mean) return total;
   return kept > 0 ? total / static_cast<double>(kept) : std::numeric_limits<double>::quiet_NaN();
 }
 
 void forward_rows(const float* logits, const int64_t* targets, Rows rows,
-                  const CrossEntropyOptions& options, double* row_loss, double* logsumexp) {
+                  RowTargets options, double* row_loss, double* logsumexp) {
   forward_rows_of(logits, targets, rows, options, row_loss, logsumexp);
 }
 void forward_rows(const double* logits, const int64_t* targets, Rows rows,
-                  const CrossEntropyOptions& options, double* row_loss, double* logsumexp) {
+                  RowTargets options, double* row_loss, double* logsumexp) {
   forward_rows_of(logits, targets, rows, options, row_loss, logsumexp);
 }
 void backward_rows(const float* logits, const int64_t* targets, const double* logsumexp,
-                   const double* row_weight, Rows rows, const CrossEntropyOptions& options,
+                   const double* row_weight, Rows rows, RowTargets options,
                    float* grad_logits) {
   backward_rows_of(logits, targets, logsumexp, row_weight, rows, options, grad_logits);
 }
 void backward_rows(const double* logits, const int64_t* targets, const double* logsumexp,
-                   const double* row_weight, Rows rows, const CrossEntropyOptions& options,
+                   const double* row_weight, Rows rows, RowTargets options,
                    double* grad_logits) {
   backward_rows_of(logits, targets, logsumexp, row_weight, rows, options, grad_logits);
 }

@@ -13,8 +13,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "nn/loss.h"
-
 namespace atencion::nn::detail {
 
 struct Rows {
@@ -22,28 +20,32 @@ struct Rows {
   int64_t classes;  // C
 };
 
+// What the rows need of CrossEntropyOptions (nn/loss.h, which builds on this header):
+// the target that marks a row to skip, and ε.
+struct RowTargets {
+  int64_t ignore_index;
+  double label_smoothing;
+};
+
 // How many targets are not ignore_index; throws, naming `op` and the position, for a target
 // outside [0, C) that is not ignore_index.
-int64_t count_kept_targets(const char* op, const int64_t* targets, Rows rows,
-                           const CrossEntropyOptions& options);
+int64_t count_kept_targets(const char* op, const int64_t* targets, Rows rows, RowTargets rule);
 
-// Σ_i row_loss[i] in row order (the same for any thread count), divided by `kept` for Mean
-// (NaN when nothing is kept, as torch).
-double reduce_rows(const std::vector<double>& row_loss, int64_t kept, Reduction reduction);
+// Σ_i row_loss[i] in row order (the same for any thread count), divided by `kept` when `mean`
+// (Reduction::Mean; NaN when nothing is kept, as torch).
+double reduce_rows(const std::vector<double>& row_loss, int64_t kept, bool mean);
 
 // row_loss[i] and logsumexp[i] for each row (0 loss for an ignored row).
-void forward_rows(const float* logits, const int64_t* targets, Rows rows,
-                  const CrossEntropyOptions& options, double* row_loss, double* logsumexp);
-void forward_rows(const double* logits, const int64_t* targets, Rows rows,
-                  const CrossEntropyOptions& options, double* row_loss, double* logsumexp);
+void forward_rows(const float* logits, const int64_t* targets, Rows rows, RowTargets rule,
+                  double* row_loss, double* logsumexp);
+void forward_rows(const double* logits, const int64_t* targets, Rows rows, RowTargets rule,
+                  double* row_loss, double* logsumexp);
 
 // grad_logits = row_weight[i] · (p − q) for each row, 0 for an ignored row. grad_logits may be
 // the logits themselves (each element is read once, then written).
 void backward_rows(const float* logits, const int64_t* targets, const double* logsumexp,
-                   const double* row_weight, Rows rows, const CrossEntropyOptions& options,
-                   float* grad_logits);
+                   const double* row_weight, Rows rows, RowTargets rule, float* grad_logits);
 void backward_rows(const double* logits, const int64_t* targets, const double* logsumexp,
-                   const double* row_weight, Rows rows, const CrossEntropyOptions& options,
-                   double* grad_logits);
+                   const double* row_weight, Rows rows, RowTargets rule, double* grad_logits);
 
 }  // namespace atencion::nn::detail

@@ -34,7 +34,7 @@ void adam_update(T* param, const T* grad, T* exp_avg, T* exp_avg_sq, int64_t n,
   const T decoupled_factor = static_cast<T>(s.decoupled_factor);
   const T bias_correction2_sqrt = static_cast<T>(s.bias_correction2_sqrt);
   const T eps = static_cast<T>(s.eps), step_size = static_cast<T>(s.step_size);
-#pragma omp parallel for num_threads(num_threads()) if (n > 32768)
+#pragma omp parallel for num_threads(num_threads()) if (n > kParallelThreshold)
   for (int64_t i = 0; i < n; ++i) {
     const T g = grad[i] + l2_decay * param[i];          // Adam's L2 term (0 for AdamW)
     const T p = param[i] * decoupled_factor;            // AdamW's decay (1 for Adam)

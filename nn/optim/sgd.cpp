@@ -14,7 +14,7 @@ namespace {
 template <typename T>
 void sgd_update(T* param, const T* grad, T* buffer, int64_t n, const SGDOptions& o,
                 double lr, bool first_step) {
-#pragma omp parallel for num_threads(num_threads()) if (n > 32768)
+#pragma omp parallel for num_threads(num_threads()) if (n > kParallelThreshold)
   for (int64_t i = 0; i < n; ++i) {
     T g = grad[i];
     if (o.weight_decay != 0) g += static_cast<T>(o.weight_decay) * param[i];

@@ -23,9 +23,6 @@
 
 namespace atencion::detail {
 
-// Below this many elements a kernel runs on one thread: starting threads costs more.
-inline constexpr int64_t kParallelThreshold = 32768;
-
 [[noreturn]] inline void throw_not_floating(const char* op, DType dtype) {
   throw std::invalid_argument(std::string(op) + ": expected a float32 or float64 tensor, got " +
                               dtype_name(dtype));

@@ -298,3 +298,45 @@ TEST_CASE("backward: a small network matches PyTorch's gradients", "[engine]") {
     CHECK(allclose(bias32.grad().to(DType::Float64), bias.grad(), 1e-4, 1e-5));
   }
 }
+
+TEST_CASE("backward: a leaf's gradient-ready hook runs once, when its .grad is final",
+          "[engine]") {
+  // L = sum(tanh(x * w1) * w2): w2's gradient is final before w1's, x's last of all.
+  Variable x = leaf({0.5, -1.0}), w1 = leaf({2.0, 3.0}), w2 = leaf({-1.0, 4.0});
+  std::vector<std::string> ready;
+  std::vector<double> w1_grad_seen;
+  w1.set_gradient_ready_hook([&] {
+    ready.push_back("w1");
+    w1_grad_seen = w1.grad().to_vector();
+  });
+  w2.set_gradient_ready_hook([&] { ready.push_back("w2"); });
+  x.set_gradient_ready_hook([&] { ready.push_back("x"); });
+  Variable loss = sum(tanh(x * w1) * w2);
+  loss.backward();
+  CHECK(ready.size() == 3);
+  CHECK(ready.front() == "w2");
+  CHECK(w1_grad_seen == w1.grad().to_vector());  // the hook saw the total
+  // A leaf used twice calls its hook once, after both uses have sent their gradient.
+  Variable y = leaf({2.0});
+  int calls = 0;
+  std::vector<double> seen;
+  y.set_gradient_ready_hook([&] {
+    ++calls;
+    seen = y.grad().to_vector();
+  });
+  sum(mul(y, y) + mul(y, 3.0)).backward();
+  CHECK(calls == 1);
+  CHECK(seen == std::vector<double>{2 * 2.0 + 3.0});
+  y.set_gradient_ready_hook({});  // removed
+  y.zero_grad();
+  sum(mul(y, 5.0)).backward();
+  CHECK(calls == 1);
+}
+
+TEST_CASE("backward: a gradient-ready hook on a computed value is refused", "[engine]") {
+  Variable x = leaf({1.0});
+  Variable doubled = mul(x, 2.0);
+  CHECK_THROWS_WITH(doubled.set_gradient_ready_hook([] {}),
+                    Contains("Variable::set_gradient_ready_hook: only a leaf has a final "
+                             "gradient, but this value was computed by 'mul"));
+}

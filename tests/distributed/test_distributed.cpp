@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "autograd/ops.h"
 #include "nn/distributed.h"
 #include "nn/loss.h"
 #include "nn/masks.h"
@@ -101,7 +102,9 @@ std::unique_ptr<nn::Transformer> tiny_model() {
   return model;
 }
 
-enum class Averaging { ByTokens, MeanOfMeans };
+// ByTokens: average_gradients after backward; Overlapped: a GradientReducer with buckets of
+// 512 bytes (many of them for the tiny model), started while backward runs.
+enum class Averaging { ByTokens, MeanOfMeans, Overlapped };
 
 // Adam steps on the global batches: with one process when `sharded` is false, else each rank
 // on its shard of every batch followed by average_gradients. Checks after every step that all
@@ -118,14 +121,20 @@ std::vector<Tensor> train(const std::vector<GlobalBatch>& batches, bool sharded,
   // differ between the runs (docs/13-data-parallel.md#determinism). ε = 1e-6 keeps them < 1e-13.
   adam_options.eps = 1e-6;
   nn::Adam optimizer(model->parameters(), adam_options);
+  std::unique_ptr<distributed::GradientReducer> reducer;
+  if (averaging == Averaging::Overlapped)
+    reducer = std::make_unique<distributed::GradientReducer>(world(), model->parameters(), 512);
   for (const GlobalBatch& batch : batches) {
     const distributed::RowRange rows =
         sharded ? distributed::shard_rows(batch.rows, world().rank(), world().size())
                 : distributed::RowRange{0, batch.rows};
     int64_t tokens = 0;
     optimizer.zero_grad();
-    shard_loss(*model, batch, rows, &tokens).backward();
-    if (sharded)
+    Variable loss = shard_loss(*model, batch, rows, &tokens);
+    if (reducer) reducer->begin(tokens, counted_tokens(batch.target_output));
+    loss.backward();
+    if (reducer) reducer->finish();
+    if (sharded && !reducer)
       world().average_gradients(optimizer.parameters(),
                                 averaging == Averaging::ByTokens ? tokens : 1);
     optimizer.step();
@@ -204,6 +213,11 @@ TEST_CASE("distributed: N processes train as one process on the union of their b
        << max_difference(by_tokens, one_process));
   // float64: only the order of the sums differs.
   CHECK(max_difference(by_tokens, one_process) <= 1e-12);
+  // The same while backward runs, bucket after bucket; and the same bits again a second time.
+  const std::vector<Tensor> overlapped = train(batches, true, Averaging::Overlapped);
+  INFO("overlapped: largest difference " << max_difference(overlapped, one_process));
+  CHECK(max_difference(overlapped, one_process) <= 1e-12);
+  CHECK(max_difference(train(batches, true, Averaging::Overlapped), overlapped) == 0);
 
   if (world().size() > 1) {
     // The ranks' shards count different numbers of tokens (checked here), so the plain mean
@@ -277,6 +291,37 @@ TEST_CASE("distributed: a gradient missing on some processes counts as zeros the
   double expected = 0;  // Σ_r (r + 1) / n · r
   for (int64_t r = 0; r < size; ++r) expected += static_cast<double>((r + 1) * r) / n;
   CHECK(everywhere.grad().item() == Approx(expected).epsilon(1e-15));
+}
+
+TEST_CASE("distributed: GradientReducer buckets the parameters in reverse and checks its counts",
+          "[distributed]") {
+  // Three float64 parameters of 3, 2 and 4 numbers, buckets of 48 bytes (6 numbers): the last
+  // two together first (4 + 2), then the first.
+  std::vector<Variable> parameters;
+  for (int64_t numel : {3, 2, 4})
+    parameters.emplace_back(Tensor::ones({numel}, DType::Float64), true);
+  distributed::GradientReducer reducer(world(), parameters, 48);
+  CHECK(reducer.bucket_numbers() == std::vector<int64_t>{6, 3});
+  CHECK_THROWS_WITH(reducer.begin(3, 2), "distributed::GradientReducer::begin: 3 of 2 targets");
+  // Only parameter 1 is used, on rank 0, which holds the one target.
+  reducer.begin(world().rank() == 0 ? 1 : 0, 1);
+  if (world().rank() == 0) sum(mul(parameters[1], 2.0)).backward();
+  reducer.finish();
+  CHECK_FALSE(parameters[0].has_grad());  // no rank had one
+  REQUIRE(parameters[1].has_grad());
+  CHECK(parameters[1].grad().to_vector() == std::vector<double>{2, 2});
+  CHECK_FALSE(parameters[2].has_grad());
+}
+
+TEST_CASE("distributed: GradientReducer refuses shares that do not add up", "[distributed]") {
+  if (world().size() == 1) return;
+  std::vector<Variable> parameters{Variable(Tensor::ones({2}, DType::Float64), true)};
+  distributed::GradientReducer reducer(world(), parameters);
+  reducer.begin(1, 1);  // every rank: 1 target of 1
+  sum(parameters[0]).backward();
+  CHECK_THROWS_WITH(reducer.finish(),
+                    "distributed::GradientReducer: the processes' shares hold " +
+                        std::to_string(world().size()) + " targets, the global batch 1");
 }
 
 // Run only by name (CTest: "distributed: one process aborting ends the job"): rank 1 gives up

@@ -17,6 +17,20 @@ using atencion::testing::Fixture;
 using atencion::testing::matches;
 using Catch::Matchers::Contains;
 
+TEST_CASE("counted_rows: the positions whose target is not ignore_index", "[loss]") {
+  const int64_t ignored = kIgnoreIndex;
+  const Tensor targets = Tensor::from_ids({ignored, 4, ignored, 0, 7, ignored}, {2, 3});
+  const CountedRows counted = counted_rows(targets);
+  CHECK(counted.count == 3);
+  CHECK(counted.rows.to_ids() == std::vector<int64_t>{1, 3, 4});
+  CHECK(counted.targets.to_ids() == std::vector<int64_t>{4, 0, 7});
+  CHECK(counted_rows(targets, 0).rows.to_ids() == std::vector<int64_t>{0, 1, 2, 4, 5});
+  CHECK(counted_rows(Tensor::full({2}, static_cast<double>(kIgnoreIndex), DType::Int64)).count == 0);
+  CHECK(CrossEntropyOptions{}.ignore_index == -100);  // torch's default
+  CHECK_THROWS_WITH(counted_rows(Tensor::ones({3})),
+                    Contains("counted_rows: targets must be Int64, got float32"));
+}
+
 TEST_CASE("cross_entropy: hand values", "[loss]") {
   // Row 0: logits [0, 0, 0] → p = 1/3 each, −log p_y = log 3.
   // Row 1: logits [ln 1, ln 2, ln 5] → p = [1/8, 2/8, 5/8]; target 2: −log(5/8).

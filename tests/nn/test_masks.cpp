@@ -19,6 +19,19 @@ TEST_CASE("causal_mask: query i sees keys 0..i", "[masks]") {
   REQUIRE_THROWS_WITH(causal_mask(-1), Contains("causal_mask"));
 }
 
+TEST_CASE("causal_mask_after: new queries after a cache see the past and themselves", "[masks]") {
+  Tensor mask = causal_mask_after(2, 3);  // queries at positions 2, 3, 4 of keys 0..4
+  CHECK(mask.dtype() == DType::Bool);
+  CHECK(mask.shape() == Shape{3, 5});
+  CHECK(mask.to_ids() == std::vector<int64_t>{1, 1, 1, 0, 0,
+                                              1, 1, 1, 1, 0,
+                                              1, 1, 1, 1, 1});
+  CHECK(causal_mask_after(0, 3).to_ids() == causal_mask(3).to_ids());
+  CHECK_FALSE(causal_mask_after(7, 1).defined());  // one new position sees everything
+  REQUIRE_THROWS_WITH(causal_mask_after(-1, 2),
+                      Contains("causal_mask_after: past -1 and queries 2: both must be >= 0"));
+}
+
 TEST_CASE("padding_mask: real tokens true, padding false, [batch, 1, 1, n]", "[masks]") {
   Tensor mask = padding_mask({3, 1}, 4);
   CHECK(mask.shape() == Shape{2, 1, 1, 4});

@@ -78,6 +78,19 @@ TEST_CASE("randint, rand and uniform", "[random]") {
                       Contains("randn: expected a float32 or float64 tensor, got int64"));
 }
 
+TEST_CASE("a generator skipping tensor draws gives zeros and keeps its state", "[random]") {
+  Generator skipping = Generator::skipping_tensor_draws(7);
+  CHECK(skipping.skips_tensor_draws());
+  CHECK_FALSE(Generator(7).skips_tensor_draws());
+  for (const Tensor& filled : {randn({3, 5}, skipping, DType::Float64), rand({4}, skipping),
+                               uniform({2, 2}, -1, 1, skipping)})
+    CHECK(max(abs(filled)).item() == 0);
+  CHECK(skipping.state() == 7);  // nothing drawn
+  CHECK_THROWS_WITH(randn({2}, skipping, DType::Int64), Contains("randn"));
+  Generator usual(7);  // scalar draws as usual
+  CHECK(skipping.next_u64() == usual.next_u64());
+}
+
 TEST_CASE("randn has mean 0 and variance 1", "[random]") {
   Generator generator(2024);
   Tensor x = randn({100000}, generator, DType::Float64);

@@ -1,9 +1,7 @@
 // examples/base/checkpoints/checkpoint.cpp — see checkpoint.h for the layout and why it is safe.
 #include "base/checkpoints/checkpoint.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -52,14 +50,6 @@ std::vector<fs::path> complete_checkpoints(const fs::path& run_dir) {
   return checkpoints;
 }
 
-void fsync_path(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // directories only
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
-}
-
 // The checkpoint name a pointer file ("latest", "best") holds, or "" when it is missing or is
 // not one line naming a step (a damaged file: binary, too long, a path elsewhere, or not a
 // regular file at all: a FIFO there is not waited on).
@@ -77,9 +67,7 @@ std::string read_pointer(const fs::path& file) {
 // Removing a checkpoint is a rename to a temporary name (one step: it stops counting as whole
 // at once), then the removal; a kill in between leaves a leftover the next save cleans up.
 void remove_checkpoint(const fs::path& dir) {
-  const fs::path aside = dir.string() + ".tmp-" + std::to_string(::getpid()) + "-removed";
-  fs::rename(dir, aside);
-  fsync_path(dir.parent_path().string());
+  const std::string aside = rename_aside(dir.string());
   test_kill_point("rotation-renamed");
   fs::remove_all(aside);
 }
@@ -214,7 +202,6 @@ void write_checkpoint_files(const fs::path& dir, const CheckpointData& data) {
   }
   test_kill_point("wrote-tokenizers");
   write_manifest(dir.string());
-  fsync_path(dir.string());
   test_kill_point("wrote-manifest");
 }
 
@@ -237,7 +224,6 @@ std::string update_best(const std::string& run_dir, const std::string& name,
     if (best == name || data.trainer.at("dev_loss").get<double>() < best_loss) {
       best = name;
       write_file_atomically(best_file.string(), name + "\n");
-      fsync_path(run_dir);
       test_kill_point("wrote-best");
     }
   }
@@ -263,15 +249,17 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
                             int keep) {
   // A checkpoint never holds a NaN or an infinity: resuming from one could only go on failing.
   for (const auto* part : {&data.model, &data.optimizer})
-    if (const std::string bad = first_non_finite(*part); !bad.empty())
-      throw std::runtime_error("save_checkpoint: step " + std::to_string(step) + ": " +
-                               (part == &data.model ? "model" : "optimizer") + " tensor " + bad +
-                               ": not written");
+    if (const std::string bad = first_non_finite(*part); !bad.empty()) {
+      const std::string found =
+          std::string(part == &data.model ? "model" : "optimizer") + " tensor " + bad;
+      throw NonFiniteTensor("save_checkpoint: step " + std::to_string(step) + ": " + found +
+                                ": not written",
+                            found);
+    }
   fs::create_directories(run_dir);
   const std::string name = step_name(step);
   const fs::path final_dir = fs::path(run_dir) / name;
-  const fs::path temporary_dir =
-      fs::path(run_dir) / (name + ".tmp-" + std::to_string(::getpid()));
+  const fs::path temporary_dir = temporary_name((fs::path(run_dir) / name).string());
   fs::remove_all(temporary_dir);  // a leftover of an earlier process with our id (a link: itself)
   if (!fs::create_directory(temporary_dir))
     throw std::runtime_error("save_checkpoint: " + temporary_dir.string() + " already exists");
@@ -281,10 +269,9 @@ std::string save_checkpoint(const std::string& run_dir, int64_t step, const Chec
   // The checkpoint becomes visible whole: first under its name, then through "latest".
   if (fs::exists(final_dir)) remove_checkpoint(final_dir);
   fs::rename(temporary_dir, final_dir);
-  fsync_path(run_dir);
+  fsync_directory(run_dir);
   test_kill_point("renamed");
   write_file_atomically((fs::path(run_dir) / "latest").string(), name + "\n");
-  fsync_path(run_dir);
   test_kill_point("wrote-latest");
 
   const std::string best = update_best(run_dir, name, data);

@@ -33,7 +33,9 @@
 
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/io/file_checks.h"
@@ -58,8 +60,17 @@ struct CheckpointData {
   std::map<std::string, std::string> files;
 };
 
+// What save_checkpoint throws, writing nothing, when a model or optimizer tensor holds a NaN or
+// an infinity: `found` says which, "model tensor 'w' element 3 is nan".
+struct NonFiniteTensor : std::runtime_error {
+  NonFiniteTensor(const std::string& message, std::string found_)
+      : std::runtime_error(message), found(std::move(found_)) {}
+  std::string found;
+};
+
 // Writes checkpoint `step` into `run_dir` (created if missing) and points "latest" at it.
-// Returns the checkpoint's directory.
+// Returns the checkpoint's directory. Throws NonFiniteTensor before writing anything when a
+// tensor of data.model or data.optimizer is not finite (the one scan of them per save).
 std::string save_checkpoint(const std::string& run_dir, int64_t step, const CheckpointData& data,
                             int keep = 2);
 

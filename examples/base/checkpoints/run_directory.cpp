@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/checkpoints/checkpoint.h"
+#include "tensor/durable_write.h"
 
 namespace atencion::examples {
 namespace fs = std::filesystem;
@@ -30,7 +31,7 @@ std::runtime_error cannot_write(const std::string& run_dir, const std::string& r
 // (never through a link) and removes it. A kill in between leaves a leftover the next lock
 // holder removes.
 void probe_writable(const std::string& lock_path, const std::string& run_dir) {
-  const std::string probe = lock_path + ".tmp-" + std::to_string(::getpid());
+  const std::string probe = temporary_name(lock_path);
   ::unlink(probe.c_str());  // an earlier process of our id's leftover (a link: the link only)
   const int descriptor =
       ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -51,21 +52,6 @@ std::string not_a_plain_file(const fs::path& path) {
   if (fs::is_symlink(status)) return "a symbolic link";
   if (fs::is_fifo(status)) return "a FIFO";
   return "not a regular file";
-}
-
-// Renames checkpoint `dir` to a leftover name ("<dir>.tmp-<pid>-removed"): from that moment
-// it no longer counts as a checkpoint, and whatever removes it next may be interrupted.
-fs::path set_aside(const fs::path& dir) {
-  const fs::path aside = dir.string() + ".tmp-" + std::to_string(::getpid()) + "-removed";
-  fs::rename(dir, aside);
-  return aside;
-}
-
-void fsync_directory(const std::string& dir) {
-  const int descriptor = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (descriptor < 0) return;
-  ::fsync(descriptor);
-  ::close(descriptor);
 }
 
 // "a, b and 3 more": the first few names, for one line.
@@ -91,8 +77,7 @@ std::string overwrite_run(const std::string& run_dir) {
   // Oldest first, each renamed aside in one step: a kill part-way leaves the newest ones whole
   // (and "latest" naming one of them), never a half-removed "step-N".
   for (const std::string& name : checkpoints) {
-    leftovers.push_back(set_aside(fs::path(run_dir) / name).filename().string());
-    fsync_directory(run_dir);
+    leftovers.push_back(fs::path(rename_aside((fs::path(run_dir) / name).string())).filename().string());
     test_kill_point("overwrite-renamed");
   }
   for (const std::string& name : pointers) fs::remove(fs::path(run_dir) / name);
@@ -115,11 +100,10 @@ std::string remove_later_checkpoints(const std::string& run_dir, const std::stri
       later.push_back(name);
   }
   std::sort(later.begin(), later.end());
-  std::vector<fs::path> aside;
+  std::vector<std::string> aside;
   for (auto name = later.rbegin(); name != later.rend(); ++name)  // newest first
-    aside.push_back(set_aside(fs::path(run_dir) / *name));
-  fsync_directory(run_dir);
-  for (const fs::path& path : aside) fs::remove_all(path);
+    aside.push_back(rename_aside((fs::path(run_dir) / *name).string()));
+  for (const std::string& path : aside) fs::remove_all(path);
   if (later.empty()) return "";
   return "resume: from " + resume_from + "; removed the later " + some_names(later);
 }

@@ -30,8 +30,8 @@ class Program {
   CLI::App& app() { return app_; }
 
   // Parses the line, sets the threads and runs the chosen subcommand; returns the exit status.
-  // `collectives`: the processes of an mpirun start that wait for each other (the translator's
-  // and BERT's training); when one of them fails, it ends them all with its message instead of
+  // `collectives`: the processes of an mpirun start that wait for each other (every family's
+  // training); when one of them fails, it ends them all with its message instead of
   // leaving them waiting. nullptr for a program whose processes never wait for each other.
   int run(int argc, char** argv, const std::vector<Subcommand>& subcommands,
           nn::distributed::Communicator* collectives);

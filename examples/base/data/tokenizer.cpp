@@ -4,7 +4,6 @@
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -96,19 +95,6 @@ Tokenizer Tokenizer::load(const std::string& path) {
 
 Tokenizer Tokenizer::from_serialized(std::string model_bytes) {
   return Tokenizer(std::move(model_bytes));
-}
-
-void Tokenizer::save(const std::string& path) const {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file.write(model_bytes_.data(), static_cast<std::streamsize>(model_bytes_.size()));
-    file.flush();
-    if (!file) throw std::invalid_argument("Tokenizer::save: cannot write '" + temporary + "'");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0)
-    throw std::invalid_argument("Tokenizer::save: cannot rename '" + temporary + "' to '" +
-                                path + "'");
 }
 
 std::vector<int64_t> Tokenizer::encode(std::string_view text) const {

@@ -47,14 +47,11 @@ class Tokenizer {
   // CPU time for the 104k short sentences of one side of the default training split.
   static Tokenizer train(const std::vector<std::string>& sentences,
                          const TokenizerOptions& options = {});
-  // The model file written by save(); its vocabulary is inside it.
+  // A SentencePiece model file (the bytes of serialized()); its vocabulary is inside it.
   static Tokenizer load(const std::string& path);
-  // The same bytes as the model file, e.g. read from a checkpoint.
+  // The same bytes as the model file, e.g. read from a checkpoint (which writes serialized()).
   static Tokenizer from_serialized(std::string model_bytes);
 
-  // Writes the model (pieces, scores and settings) to `path`, through a temporary file that
-  // is then renamed, so a crash never leaves half a model.
-  void save(const std::string& path) const;
   const std::string& serialized() const { return model_bytes_; }
 
   // Text -> ids, without bos or eos.

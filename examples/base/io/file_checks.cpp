@@ -90,41 +90,4 @@ std::string read_file(const std::string& path, uint64_t max_bytes) {
   return bytes;
 }
 
-void write_file_atomically(const std::string& path, const std::string& bytes) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  auto create = [&] {
-    return ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-  };
-  int descriptor = create();
-  // A leftover under our temporary name (a process of the same id killed earlier, or a link
-  // planted there): unlink(2) removes the name itself, never what a link points to.
-  if (descriptor < 0 && errno == EEXIST && ::unlink(temporary.c_str()) == 0) descriptor = create();
-  if (descriptor < 0)
-    throw failure(temporary, std::string("cannot create: ") + std::strerror(errno));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t wrote = ::write(descriptor, bytes.data() + done, bytes.size() - done);
-    if (wrote < 0 && errno == EINTR) continue;
-    if (wrote <= 0) {
-      const std::string reason = wrote < 0 ? std::strerror(errno) : "nothing written";
-      ::close(descriptor);
-      ::unlink(temporary.c_str());
-      throw failure(temporary, "cannot write (" + reason + "; disk full?)");
-    }
-    done += static_cast<size_t>(wrote);
-  }
-  const bool synced = ::fsync(descriptor) == 0;
-  const int sync_error = errno;
-  if (::close(descriptor) != 0 || !synced) {
-    ::unlink(temporary.c_str());
-    throw failure(temporary, std::string("cannot write: ") +
-                                 std::strerror(synced ? errno : sync_error));
-  }
-  if (::rename(temporary.c_str(), path.c_str()) != 0) {
-    const int rename_error = errno;
-    ::unlink(temporary.c_str());
-    throw failure(path, "cannot replace it with " + temporary + ": " + std::strerror(rename_error));
-  }
-}
-
 }  // namespace atencion::examples

@@ -7,14 +7,17 @@
 // The file is opened with O_NONBLOCK (opening a FIFO then does not wait for a writer) and
 // fstat(2) of the open descriptor decides, so the file checked is the file read.
 //
-// Writing: every file the program makes is created new (O_CREAT | O_EXCL | O_NOFOLLOW): a link
-// someone planted at that name is never written through. A file reaches its final name by
-// rename(2), which replaces a link there rather than following it.
+// Writing: tensor/durable_write.h (write_file_atomically, DurableFile), included here for the
+// examples' writers. Every file the program makes is created new (O_CREAT | O_EXCL |
+// O_NOFOLLOW): a link someone planted at that name is never written through. A file reaches its
+// final name by rename(2), which replaces a link there rather than following it.
 #pragma once
 
 #include <cstdint>
 #include <limits>
 #include <string>
+
+#include "tensor/durable_write.h"
 
 namespace atencion::examples {
 
@@ -48,9 +51,5 @@ class RegularFile {
 // The bytes of the regular file `path` (at most `max_bytes`). Throws std::runtime_error naming
 // the file when it is not one, is larger, or changes length while it is read.
 std::string read_file(const std::string& path, uint64_t max_bytes = kNoBound);
-
-// Writes `bytes` to `path` through "<path>.tmp-<pid>", created new (never through a link),
-// fsync(2) and rename(2). Throws std::runtime_error naming the file when it cannot.
-void write_file_atomically(const std::string& path, const std::string& bytes);
 
 }  // namespace atencion::examples

@@ -2,6 +2,7 @@
 // Lesson: docs/13-data-parallel.md#the-translator-on-n-processes
 #include "base/training/data_parallel.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -25,32 +26,35 @@ void DataParallel::share_parameters(const std::vector<Variable>& parameters) con
   communicator_.broadcast_parameters(parameters);
 }
 
+distributed::RowRange DataParallel::rows(int64_t rows, const std::string& unit,
+                                         BatchPosition at, const std::string& remedy) const {
+  if (rows < size())
+    throw std::invalid_argument("train: batch " + std::to_string(at.batch) + " of epoch " +
+                                std::to_string(at.epoch) + " is too small to share: " +
+                                std::to_string(rows) + " " + unit + " for " +
+                                std::to_string(size()) + " processes; " + remedy +
+                                " or use fewer processes");
+  return distributed::shard_rows(rows, rank(), size());
+}
+
 Batch DataParallel::shard(const Batch& global, const std::vector<Example>& examples,
                           const BatchOptions& options) const {
   if (size() == 1) return global;
-  if (global.batch_size < size())
-    throw std::invalid_argument(
-        "train: batch " + std::to_string(global.index) + " of epoch " +
-        std::to_string(global.epoch) + " is too small to share: " +
-        std::to_string(global.batch_size) + " sentence(s) for " + std::to_string(size()) +
-        " processes; raise --max-tokens (now " + std::to_string(options.max_tokens) +
-        ") or use fewer processes");
-  const distributed::RowRange rows = distributed::shard_rows(global.batch_size, rank(), size());
-  const std::vector<size_t> indices(global.example_indices.begin() + rows.begin,
-                                    global.example_indices.begin() + rows.end);
+  const distributed::RowRange mine =
+      rows(global.batch_size, "sentence(s)", {global.epoch, global.index},
+           "raise --max-tokens (now " + std::to_string(options.max_tokens) + ")");
+  const std::vector<size_t> indices(global.example_indices.begin() + mine.begin,
+                                    global.example_indices.begin() + mine.end);
   Batch local = make_batch(examples, indices, options);
   local.epoch = global.epoch;
   local.index = global.index;
   return local;
 }
 
-void DataParallel::average_gradients(const std::vector<Variable>& parameters,
-                                     int64_t shard_tokens, int64_t global_tokens) const {
-  const int64_t counted = communicator_.average_gradients(parameters, shard_tokens);
-  if (counted != global_tokens)
-    throw std::logic_error("train: the processes' shards hold " + std::to_string(counted) +
-                           " target tokens, the global batch " +
-                           std::to_string(global_tokens));
+std::unique_ptr<distributed::GradientReducer> DataParallel::gradient_reducer(
+    const std::vector<Variable>& parameters) const {
+  if (size() == 1) return nullptr;
+  return std::make_unique<distributed::GradientReducer>(communicator_, parameters, kBucketBytes);
 }
 
 double DataParallel::loss_share(double shard_loss, int64_t shard_tokens,
@@ -75,16 +79,26 @@ void DataParallel::check_parameters_identical(const std::vector<Variable>& param
                            " the processes' parameters differ (they must stay bit-identical)");
 }
 
-std::string DataParallel::summary(int64_t steps, double seconds) const {
-  const double communication = communicator_.communication_seconds();
+std::string DataParallel::summary(int64_t steps, double seconds,
+                                  const distributed::GradientReducer& reducer) const {
+  const double communication = reducer.communication_seconds();
+  const double hidden =
+      communication > 0 ? std::max(0.0, 1 - reducer.exposed_seconds() / communication) : 0.0;
+  std::string buckets;
+  for (const int64_t numbers : reducer.bucket_numbers()) {
+    char one[32];
+    std::snprintf(one, sizeof one, "%s%.2f", buckets.empty() ? "" : " + ",
+                  static_cast<double>(numbers) / 1e6);
+    buckets += one;
+  }
   char text[200];
   std::snprintf(text, sizeof text,
                 "data parallel: %d processes, communication %.2f s of %.1f s (%.1f ms a step, "
-                "%.1f%%)",
+                "%.1f%%), %.0f%% of it hidden behind backward; ",
                 size(), communication, seconds,
                 steps > 0 ? 1e3 * communication / static_cast<double>(steps) : 0.0,
-                seconds > 0 ? 100 * communication / seconds : 0.0);
-  return text;
+                seconds > 0 ? 100 * communication / seconds : 0.0, 100 * hidden);
+  return text + std::to_string(reducer.buckets()) + " bucket(s) (" + buckets + " M numbers)";
 }
 
 }  // namespace atencion::examples

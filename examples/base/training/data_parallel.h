@@ -10,8 +10,10 @@
 // checkpoints. Started without mpirun, N = 1 and every call here is the single-process one.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,12 @@ namespace atencion::examples {
 
 class DataParallel {
  public:
+  // 1 MiB buckets (DDP's first bucket; its others are 25 MB): the models here hold 1 to 40 MB
+  // of gradients, and a bucket can only leave once its last gradient is final, so smaller
+  // buckets leave earlier; at 10 Gbit/s a 1 MiB bucket takes 0.8 ms against a latency of
+  // some 50 µs (docs/performance.md#a-paper-model-for-n-machines).
+  static constexpr std::size_t kBucketBytes = std::size_t{1} << 20;
+
   // Over the processes of `communicator` (main makes it; it must outlive this object).
   explicit DataParallel(nn::distributed::Communicator& communicator);
   int rank() const { return communicator_.rank(); }
@@ -35,15 +43,19 @@ class DataParallel {
   // Rank 0's values for every parameter, after checking that the models are alike.
   void share_parameters(const std::vector<Variable>& parameters) const;
 
-  // This process's rows of the global batch, padded for themselves (the whole batch for one
-  // process). Throws, naming the batch and --max-tokens, when it has fewer sentences than
-  // there are processes.
+  // This process's rows [begin, end) of a global batch of `rows` (all of them for one
+  // process). Throws, naming the batch at `at`, its rows (`unit`: "sentence(s)") and `remedy`
+  // ("raise --max-tokens (now 10)"), when the batch has fewer rows than there are processes.
+  nn::distributed::RowRange rows(int64_t rows, const std::string& unit, BatchPosition at,
+                                 const std::string& remedy) const;
+  // This process's sentences of the global batch, padded for themselves (rows() of its
+  // sentences).
   Batch shard(const Batch& global, const std::vector<Example>& examples,
               const BatchOptions& options) const;
-  // After backward on the shard: every .grad becomes the global batch's gradient. Checks that
-  // the ranks' token counts add up to the global batch's.
-  void average_gradients(const std::vector<Variable>& parameters, int64_t shard_tokens,
-                         int64_t global_tokens) const;
+  // The gradients averaged while backward runs (nn::distributed::GradientReducer), for the
+  // trainer's parameters, in buckets of kBucketBytes; null on one process.
+  std::unique_ptr<nn::distributed::GradientReducer> gradient_reducer(
+      const std::vector<Variable>& parameters) const;
   // The shard's part of the global batch's loss: loss · n_r / n, which sum() adds up to the
   // global batch's mean loss (the loss itself for one process).
   double loss_share(double shard_loss, int64_t shard_tokens, int64_t global_tokens) const;
@@ -52,9 +64,12 @@ class DataParallel {
   void barrier() const;             // returns once every process has called it
   // Throws unless every process holds the same parameter bits (called before each checkpoint).
   void check_parameters_identical(const std::vector<Variable>& parameters, int64_t step) const;
-  // "data parallel: N processes, communication 0.8 s of 41 s (20 ms a step, 2%)": this
-  // process's time in the gradient all-reduce over `steps` steps of `seconds` training.
-  std::string summary(int64_t steps, double seconds) const;
+  // "data parallel: 2 processes, communication 0.80 s of 41.0 s (20.0 ms a step, 2.0%), 75% of
+  // it hidden behind backward; 2 buckets (6.3 + 3.5 M numbers)": this process's time with
+  // gradients in flight over `steps` steps of `seconds` training, and the part of it that
+  // backward covered (the rest, finish() waited for).
+  std::string summary(int64_t steps, double seconds,
+                      const nn::distributed::GradientReducer& reducer) const;
 
  private:
   nn::distributed::Communicator& communicator_;

@@ -45,6 +45,7 @@ Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerReci
       optimizer_(task.model().parameters(), recipe.adam),
       schedule_{recipe.d_model, recipe.warmup_steps, recipe.lr_factor},
       clip_norm_(recipe.clip_norm),
+      reducer_(parallel.gradient_reducer(optimizer_.parameters())),
       start_time_(start_time) {
   if (recipe.d_model < 1)
     throw std::invalid_argument("Trainer: the recipe's d_model is " +
@@ -98,16 +99,16 @@ std::string Trainer::run() {
     if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0) save();
   }
   if (step_ != saved_step_) save();  // the end, unless that step's checkpoint was just written
+  if (std::isnan(dev_loss_)) dev_loss_ = task_.evaluation_loss();  // every process: see save()
   if (!parallel_.is_main()) return last_checkpoint_;
-  if (std::isnan(dev_loss_)) dev_loss_ = task_.evaluation_loss();
   say_summary();
   return last_checkpoint_;
 }
 
 void Trainer::say_summary() const {
-  if (parallel_.size() > 1)
+  if (reducer_)
     progress_.message(parallel_.summary(step_ - steps_at_start_,
-                                        training_seconds() - seconds_before_));
+                                        training_seconds() - seconds_before_, *reducer_));
   char summary[160];
   std::snprintf(summary, sizeof summary, "trained %lld steps in %s; dev loss %.3f",
                 static_cast<long long>(step_), format_duration(training_seconds()).c_str(),
@@ -118,8 +119,11 @@ void Trainer::say_summary() const {
 double Trainer::step() {
   optimizer_.zero_grad();
   const StepLoss batch = task_.next_loss(parallel_);
+  // On N processes the buckets of gradients leave while backward runs; finish() waits for the
+  // last ones and leaves the global batch's gradient in every .grad.
+  if (reducer_) reducer_->begin(batch.shard_tokens, batch.batch_tokens);
   batch.loss.backward();
-  parallel_.average_gradients(optimizer_.parameters(), batch.shard_tokens, batch.batch_tokens);
+  if (reducer_) reducer_->finish();
   const double gradient_norm = nn::clip_grad_norm(optimizer_.parameters(), clip_norm_);
   ++step_;
   const double loss = batch.loss.item();
@@ -206,17 +210,16 @@ nlohmann::json Trainer::trainer_state() const {
 }
 
 // A checkpoint of this step with its dev loss, after checking that every process holds the
-// same weights and that nothing is NaN or infinite. Rank 0 alone writes.
+// same weights; a NaN or an infinity (in the dev loss, or in a tensor: save_checkpoint's scan)
+// stops training. Every process evaluates (a task may share the held-out batches out, as the
+// GPT's does); rank 0 alone writes.
 void Trainer::save() {
   parallel_.check_parameters_identical(optimizer_.parameters(), step_);
   saved_step_ = step_;
+  dev_loss_ = task_.evaluation_loss();
   if (!parallel_.is_main()) return;
   CheckpointData data = task_.checkpoint();
   data.optimizer = optimizer_.state_dict();
-  for (const auto* part : {&data.model, &data.optimizer})
-    if (const std::string bad = first_non_finite(*part); !bad.empty())
-      stop_non_finite((part == &data.model ? "weight " : "optimizer state ") + bad);
-  dev_loss_ = task_.evaluation_loss();
   if (!std::isfinite(dev_loss_)) stop_non_finite("dev loss " + std::to_string(dev_loss_));
   nlohmann::json dev_point = {{"step", step_}, {"dev_loss", dev_loss_}};
   char dev_loss_text[32];
@@ -232,7 +235,11 @@ void Trainer::save() {
   }
   dev_history_.push_back(dev_point);
   data.trainer = trainer_state();
-  last_checkpoint_ = save_checkpoint(options_.out_dir, step_, data);
+  try {
+    last_checkpoint_ = save_checkpoint(options_.out_dir, step_, data);
+  } catch (const NonFiniteTensor& error) {
+    stop_non_finite(error.found);
+  }
   progress_.message("checkpoint: " + last_checkpoint_ + " (" + measured + ")");
 }
 

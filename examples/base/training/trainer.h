@@ -89,7 +89,8 @@ class TrainingTask {
   virtual BatchPosition position() const = 0;
   virtual int64_t batches_per_epoch() const = 0;
   // The mean loss per target token of the held-out (dev) split, without label smoothing,
-  // in eval mode, without a graph.
+  // in eval mode, without a graph. Called on every process at once (it may share the work
+  // out over them); all must return the same value.
   virtual double evaluation_loss() = 0;
   // Measures derived from that loss, by name (a language model's "perplexity" and
   // "bits_per_byte"): each is printed after the dev loss and kept beside it in trainer.json's
@@ -145,6 +146,7 @@ class Trainer {
   nn::Adam optimizer_;
   nn::WarmupSchedule schedule_;
   double clip_norm_;
+  std::unique_ptr<nn::distributed::GradientReducer> reducer_;  // null on one process
 
   Clock::time_point start_time_, loop_start_;
   int64_t step_ = 0, steps_at_start_ = 0, saved_step_ = -1;

@@ -27,7 +27,7 @@ void add_run_options(CLI::App* command, RunConfig& run) {
   command->add_option("--seed", run.seed)->capture_default_str()->check(seed_number());
 }
 
-void add_model_options(CLI::App* command, nn::BertConfig& model) {
+void add_model_options(CLI::App* command, BertConfig& model) {
   command->add_option("--hidden", model.hidden)->capture_default_str()->check(at_least(1));
   command->add_option("--heads", model.heads)->capture_default_str()->check(at_least(1));
   command->add_option("--layers", model.layers)->capture_default_str()->check(at_least(1));

@@ -1,4 +1,4 @@
-// Tests for nn/bert_weights.cpp and examples/base/data/bert_directory.cpp: a small random BERT
+// Tests for examples/bert/bert_weights.cpp and examples/bert/bert_directory.cpp: a small random BERT
 // saved in Hugging Face's layout (tests/fixtures/bert-tiny/, written by
 // tools/make_bert_fixture.py) gives the hidden states and logits of a PyTorch forward written
 // from the published layout: within 1e-12 in float64 and 1e-4 in float32. And every broken
@@ -10,14 +10,15 @@
 #include <string>
 #include <unistd.h>
 
-#include "base/data/bert_directory.h"
-#include "nn/bert.h"
-#include "nn/bert_weights.h"
+#include "bert/bert_directory.h"
+#include "bert/bert.h"
+#include "bert/bert_weights.h"
 #include "nn/masks.h"
 #include "tensor/ops.h"
 #include "tensor/safetensors.h"
 
 using namespace atencion;
+namespace bert = atencion::examples::bert;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
 
@@ -32,12 +33,12 @@ double largest_difference(const Tensor& a, const Tensor& b) {
 
 // The model of the fixture in `dtype`, run on the reference batch: {hidden, logits}.
 std::pair<Tensor, Tensor> run_fixture(DType dtype) {
-  const examples::BertDirectory directory = examples::read_bert_directory(kFixture, dtype);
+  const bert::BertDirectory directory = bert::read_bert_directory(kFixture, dtype);
   REQUIRE(directory.weights.has_head);
   Generator generator(0);
-  nn::Bert model(directory.weights.config, generator);
+  bert::Bert model(directory.weights.config, generator);
   model.to(dtype);
-  nn::load_hugging_face_bert(model, directory.weights);
+  bert::load_hugging_face_bert(model, directory.weights);
   model.eval();
   const auto reference = load_safetensors(kFixture + "/reference.safetensors");
   const Tensor& ids = reference.at("input_ids");
@@ -82,8 +83,8 @@ TEST_CASE("bert weights: the same in float32 within 1e-4") {
 }
 
 TEST_CASE("bert weights: the sizes come from the shapes and config.json") {
-  const examples::BertDirectory directory = examples::read_bert_directory(kFixture);
-  const nn::BertConfig& c = directory.weights.config;
+  const bert::BertDirectory directory = bert::read_bert_directory(kFixture);
+  const bert::BertConfig& c = directory.weights.config;
   CHECK(c.vocab == directory.wordpiece.vocab_size());
   CHECK(c.hidden == 24);
   CHECK(c.heads == 3);  // from config.json: 24 / 64 would give 1
@@ -99,30 +100,30 @@ TEST_CASE("bert weights: a missing or wrong-shaped tensor is refused in one line
     copy.rewrite_weights([](auto& tensors) {
       tensors.erase("bert.encoder.layer.1.output.dense.weight");
     });
-    CHECK_THROWS_WITH(examples::read_bert_directory(dir),
+    CHECK_THROWS_WITH(bert::read_bert_directory(dir),
                       Contains("model.safetensors: no tensor 'bert.encoder.layer.1.output.dense.weight'"));
   }
   SECTION("wrong shape") {
     copy.rewrite_weights([](auto& tensors) {
       tensors["bert.encoder.layer.0.attention.self.key.weight"] = Tensor::zeros({24, 23});
     });
-    CHECK_THROWS_WITH(examples::read_bert_directory(dir),
+    CHECK_THROWS_WITH(bert::read_bert_directory(dir),
                       Contains("'bert.encoder.layer.0.attention.self.key.weight' has shape [24, 23], not [24, 24]"));
   }
   SECTION("no model.safetensors") {
     fs::remove(copy.path / "model.safetensors");
-    CHECK_THROWS_WITH(examples::read_bert_directory(dir), Contains("model.safetensors: missing"));
+    CHECK_THROWS_WITH(bert::read_bert_directory(dir), Contains("model.safetensors: missing"));
   }
   SECTION("a vocabulary without [MASK]") {
     std::ifstream in(copy.path / "vocab.txt");
     std::string text((std::istreambuf_iterator<char>(in)), {});
     text.replace(text.find("[MASK]"), 6, "[MAKS]");
     std::ofstream(copy.path / "vocab.txt") << text;
-    CHECK_THROWS_WITH(examples::read_bert_directory(dir), Contains("vocab.txt: no [MASK] piece"));
+    CHECK_THROWS_WITH(bert::read_bert_directory(dir), Contains("vocab.txt: no [MASK] piece"));
   }
   SECTION("a vocabulary of another size than the embeddings") {
     std::ofstream(copy.path / "vocab.txt", std::ios::app) << "extra\n";
-    CHECK_THROWS_WITH(examples::read_bert_directory(dir), Contains("but the word embeddings have"));
+    CHECK_THROWS_WITH(bert::read_bert_directory(dir), Contains("but the word embeddings have"));
   }
 }
 
@@ -134,12 +135,12 @@ TEST_CASE("bert weights: BertModel's names (no prefix, no head) load the encoder
       if (name.rfind("bert.", 0) == 0) renamed[name.substr(5)] = tensor;
     tensors = renamed;
   });
-  const examples::BertDirectory directory = examples::read_bert_directory(copy.path.string(), DType::Float64);
+  const bert::BertDirectory directory = bert::read_bert_directory(copy.path.string(), DType::Float64);
   CHECK_FALSE(directory.weights.has_head);
   Generator generator(0);
-  nn::Bert model(directory.weights.config, generator);
+  bert::Bert model(directory.weights.config, generator);
   model.to(DType::Float64);
-  nn::load_hugging_face_bert(model, directory.weights);
+  bert::load_hugging_face_bert(model, directory.weights);
   const auto reference = load_safetensors(kFixture + "/reference.safetensors");
   std::vector<int64_t> lengths{9, 6};
   NoGradGuard no_grad;

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "base/data/wordpiece.h"
+#include "bert/wordpiece.h"
 #include "bert/masking.h"
 #include "bert/pieces.h"
 

@@ -99,6 +99,24 @@ TEST_CASE("GPT: GPT-2's initialisation", "[gpt]") {
   CHECK(max(abs(sub(model.final_norm->weight.value(), 1.0))).item() == 0);
 }
 
+TEST_CASE("GPT: built to be loaded, it draws nothing, and loading gives the model's logits",
+          "[gpt]") {
+  Generator generator(8);
+  GPT fresh(small_config(), generator);
+  Generator skipping = Generator::skipping_tensor_draws();
+  GPT loaded(small_config(), skipping);
+  for (const auto& [name, parameter] : loaded.named_parameters())
+    if (parameter.dim() == 2) {
+      INFO(name);
+      CHECK(max(abs(parameter.value())).item() == 0);  // no initialisation drawn
+    }
+  loaded.load_state_dict(fresh.state_dict());
+  fresh.eval();
+  loaded.eval();
+  const Tensor ids = random_ids(2, 7, 3);
+  CHECK(max(abs(sub(loaded.forward(ids).value(), fresh.forward(ids).value()))).item() == 0);
+}
+
 TEST_CASE("GPT: logits are the same at 1 and 2 threads", "[gpt]") {
   Generator generator(9);
   GPT model(small_config(), generator);

@@ -493,6 +493,11 @@ TEST_CASE("checkpoint: NaN is never written, and never loaded (NaN in the optimi
   CHECK_THROWS_WITH(save_checkpoint(run / "run", 4, poisoned),
                     Contains("save_checkpoint: step 4: optimizer tensor '3.exp_avg' element 1 "
                              "is nan: not written"));
+  try {  // what the trainer's "training stopped" line names
+    save_checkpoint(run / "run", 4, poisoned);
+  } catch (const NonFiniteTensor& error) {
+    CHECK(error.found == "optimizer tensor '3.exp_avg' element 1 is nan");
+  }
   CHECK(resolve_checkpoint(run / "run") == good);  // "latest" still names the good one
   CHECK(entries(run / "run") == std::vector<std::string>{"latest", "step-00000002"});
 

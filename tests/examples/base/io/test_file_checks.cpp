@@ -1,5 +1,5 @@
 // Tests for examples/base/io/file_checks.cpp: reading only regular files (a FIFO, a device,
-// a directory refused by name and at once), and writing never through a link.
+// a directory refused by name and at once). Writing: tests/tensor/test_durable_write.cpp.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -29,11 +29,6 @@ struct TempDir {
   std::string operator/(const std::string& name) const { return (path / name).string(); }
 };
 
-std::string text_of(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 }  // namespace
 
 TEST_CASE("file checks: a regular file is read whole, and within its bound only",
@@ -62,25 +57,4 @@ TEST_CASE("file checks: a FIFO, a device and a directory are refused without rea
                     Contains("is a character device, not a regular file"));
   CHECK_THROWS_WITH(RegularFile("/dev/zero"), Contains("/dev/zero: is a character device"));
   CHECK_THROWS_WITH(read_file(dir.path.string()), Contains("is a directory, not a regular file"));
-}
-
-TEST_CASE("file checks: writing replaces a link at the name, and never writes through one",
-          "[translate][file_checks]") {
-  TempDir dir("write");
-  std::ofstream(dir / "victim.txt") << "precious\n";
-  // A link planted at the final name is replaced by the new file (rename(2) does not follow).
-  fs::create_symlink(dir / "victim.txt", dir / "latest");
-  write_file_atomically(dir / "latest", "step-00000002\n");
-  CHECK_FALSE(fs::is_symlink(dir / "latest"));
-  CHECK(text_of(dir / "latest") == "step-00000002\n");
-  // A link planted at the temporary name is removed, not followed.
-  const std::string temporary = dir / ("best.tmp-" + std::to_string(::getpid()));
-  fs::create_symlink(dir / "victim.txt", temporary);
-  write_file_atomically(dir / "best", "step-00000004\n");
-  CHECK(text_of(dir / "best") == "step-00000004\n");
-  CHECK_FALSE(fs::exists(fs::symlink_status(temporary)));
-  CHECK(text_of(dir / "victim.txt") == "precious\n");
-  // A directory that cannot be written: the temporary file's name in the message.
-  CHECK_THROWS_WITH(write_file_atomically(dir / "no-such-dir/latest", "x"),
-                    Contains(dir / "no-such-dir/latest.tmp-") && Contains("cannot create"));
 }

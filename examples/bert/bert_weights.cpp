@@ -1,10 +1,10 @@
-// nn/bert_weights.cpp — see bert_weights.h. Lesson: docs/16-bert.md#berts-own-weights
-#include "nn/bert_weights.h"
+// examples/bert/bert_weights.cpp — see bert_weights.h. Lesson: docs/16-bert.md#berts-own-weights
+#include "bert/bert_weights.h"
 
 #include <stdexcept>
 #include <vector>
 
-namespace atencion::nn {
+namespace atencion::examples::bert {
 namespace {
 
 class Reader {
@@ -141,4 +141,4 @@ void load_hugging_face_bert(Bert& model, const HuggingFaceBert& hf) {
   model.load_state_dict(state);
 }
 
-}  // namespace atencion::nn
+}  // namespace atencion::examples::bert

@@ -1,5 +1,5 @@
-// nn/bert.cpp — Lesson: docs/16-bert.md
-#include "nn/bert.h"
+// examples/bert/bert.cpp — Lesson: docs/16-bert.md
+#include "bert/bert.h"
 
 #include <stdexcept>
 #include <vector>
@@ -8,7 +8,13 @@
 #include "nn/loss.h"
 #include "tensor/ops.h"
 
-namespace atencion::nn {
+namespace atencion::examples::bert {
+
+using nn::Dropout;
+using nn::Embedding;
+using nn::Encoder;
+using nn::LayerNorm;
+using nn::Linear;
 
 BertEmbeddings::BertEmbeddings(const BertConfig& c, Generator& generator) {
   word_embeddings =
@@ -94,22 +100,14 @@ Variable Bert::masked_lm_loss(const Variable& hidden, const Tensor& labels) cons
     throw std::invalid_argument("Bert::masked_lm_loss: labels " + shape_to_string(labels.shape()) +
                                 " do not match hidden states " + shape_to_string(hidden.shape()));
   // Only the masked rows go through the head: 15% of the positions, not all of them.
-  const Tensor flat_labels = labels.contiguous().reshape({labels.numel()});
-  const int64_t* label = flat_labels.data<int64_t>();
-  std::vector<int64_t> rows, targets;
-  for (int64_t i = 0; i < flat_labels.numel(); ++i)
-    if (label[i] != CrossEntropyOptions{}.ignore_index) {
-      rows.push_back(i);
-      targets.push_back(label[i]);
-    }
-  const int64_t count = static_cast<int64_t>(rows.size());
-  if (count == 0)
+  const nn::CountedRows masked_rows = nn::counted_rows(labels);
+  if (masked_rows.count == 0)
     throw std::invalid_argument("Bert::masked_lm_loss: no masked position in the batch");
   const Variable flat = reshape(hidden, {labels.numel(), config_.hidden});
-  const Variable masked = index_select(flat, 0, Tensor::from_ids(rows, {count}));
+  const Variable masked = index_select(flat, 0, masked_rows.rows);
   // = cross_entropy(mlm_logits(masked), targets), without holding the logits (nn/loss.h)
-  return linear_cross_entropy(transform(masked), embeddings->word_embeddings->weight, output_bias,
-                              Tensor::from_ids(targets, {count}));
+  return nn::linear_cross_entropy(transform(masked), embeddings->word_embeddings->weight,
+                                  output_bias, masked_rows.targets);
 }
 
-}  // namespace atencion::nn
+}  // namespace atencion::examples::bert

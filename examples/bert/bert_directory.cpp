@@ -1,5 +1,5 @@
-// examples/base/data/bert_directory.cpp — see bert_directory.h.
-#include "base/data/bert_directory.h"
+// examples/bert/bert_directory.cpp — see bert_directory.h.
+#include "bert/bert_directory.h"
 
 #include <filesystem>
 #include <stdexcept>
@@ -8,7 +8,7 @@
 #include "base/io/json_fields.h"
 #include "nlohmann/json.hpp"
 
-namespace atencion::examples {
+namespace atencion::examples::bert {
 
 BertDirectory read_bert_directory(const std::string& directory, DType dtype) {
   namespace fs = std::filesystem;
@@ -34,7 +34,7 @@ BertDirectory read_bert_directory(const std::string& directory, DType dtype) {
       throw std::invalid_argument(config_file + ": " + error.what());
     }
   }
-  BertDirectory out{nn::read_hugging_face_bert(load_safetensors(weights_file), heads, eps, dtype,
+  BertDirectory out{read_hugging_face_bert(load_safetensors(weights_file), heads, eps, dtype,
                                                weights_file),
                     WordPiece::load(vocab_file)};
   if (out.wordpiece.vocab_size() != out.weights.config.vocab)
@@ -44,4 +44,4 @@ BertDirectory read_bert_directory(const std::string& directory, DType dtype) {
   return out;
 }
 
-}  // namespace atencion::examples
+}  // namespace atencion::examples::bert

@@ -1,4 +1,4 @@
-// examples/base/data/wordpiece.h — BERT's uncased WordPiece tokenizer, for a vocab.txt as
+// examples/bert/wordpiece.h — BERT's uncased WordPiece tokenizer, for a vocab.txt as
 // published with bert-base-uncased (one piece a line; a piece's id is its line number from 0).
 // Lesson: docs/16-bert.md#wordpiece
 //
@@ -23,7 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace atencion::examples {
+namespace atencion::examples::bert {
 
 class WordPiece {
  public:
@@ -58,4 +58,4 @@ std::vector<std::string> basic_tokens(std::string_view text);
 std::vector<std::string> longest_match_first(
     std::string_view word, const std::function<bool(std::string_view)>& in_vocabulary);
 
-}  // namespace atencion::examples
+}  // namespace atencion::examples::bert

@@ -1,21 +1,22 @@
-// Tests for nn/bert.cpp: the masked-LM loss is the cross-entropy of the head's logits at the
+// Tests for examples/bert/bert.cpp: the masked-LM loss is the cross-entropy of the head's logits at the
 // labelled positions, its gradient is that of the composed ops, and the key-padding mask keeps
 // padding from changing the real positions.
 #include <catch2/catch.hpp>
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
-#include "nn/bert.h"
+#include "bert/bert.h"
 #include "nn/loss.h"
 #include "nn/masks.h"
 #include "tensor/ops.h"
 
 using namespace atencion;
+namespace bert = atencion::examples::bert;
 
 namespace {
 
-nn::BertConfig tiny() {
-  nn::BertConfig config;
+bert::BertConfig tiny() {
+  bert::BertConfig config;
   config.vocab = 11;
   config.hidden = 8;
   config.heads = 2;
@@ -30,7 +31,7 @@ nn::BertConfig tiny() {
 
 TEST_CASE("bert: masked_lm_loss is cross_entropy(mlm_logits) over the labelled positions, gradients too") {
   Generator generator(3);
-  nn::Bert model(tiny(), generator);
+  bert::Bert model(tiny(), generator);
   model.to(DType::Float64);
   const Tensor ids = Tensor::from_ids({2, 5, 7, 3, 0, 2, 9, 4, 1, 3}, {2, 5});
   const Tensor labels = Tensor::from_ids({-100, 6, -100, -100, -100, -100, -100, 8, 4, -100}, {2, 5});
@@ -52,7 +53,7 @@ TEST_CASE("bert: masked_lm_loss is cross_entropy(mlm_logits) over the labelled p
 
 TEST_CASE("bert: padding after a sentence does not change its hidden states") {
   Generator generator(4);
-  nn::Bert model(tiny(), generator);
+  bert::Bert model(tiny(), generator);
   model.eval();
   NoGradGuard no_grad;
   const Tensor alone = model.encode(Tensor::from_ids({2, 5, 7, 3}, {1, 4})).value();
@@ -63,7 +64,7 @@ TEST_CASE("bert: padding after a sentence does not change its hidden states") {
 
 TEST_CASE("bert: more tokens than positions is refused naming both") {
   Generator generator(5);
-  nn::Bert model(tiny(), generator);
+  bert::Bert model(tiny(), generator);
   CHECK_THROWS_WITH(model.encode(Tensor::from_ids(std::vector<int64_t>(7, 2), {1, 7})),
                     Catch::Matchers::Contains("7 tokens, but the model has only 6 positions"));
 }
@@ -71,9 +72,9 @@ TEST_CASE("bert: more tokens than positions is refused naming both") {
 TEST_CASE("bert: gradcheck of the masked-LM loss w.r.t. every parameter in float64",
           "[bert][gradcheck]") {
   Generator generator(4);
-  nn::BertConfig config = tiny();
+  bert::BertConfig config = tiny();
   config.layers = 1;
-  nn::Bert model(config, generator);
+  bert::Bert model(config, generator);
   model.to(DType::Float64);
   model.eval();
   const Tensor ids = Tensor::from_ids({2, 5, 7, 3, 0, 2, 9, 4}, {2, 4});

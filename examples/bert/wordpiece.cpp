@@ -1,5 +1,5 @@
-// examples/base/data/wordpiece.cpp — see wordpiece.h. Lesson: docs/16-bert.md#wordpiece
-#include "base/data/wordpiece.h"
+// examples/bert/wordpiece.cpp — see wordpiece.h. Lesson: docs/16-bert.md#wordpiece
+#include "bert/wordpiece.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -8,7 +8,7 @@
 #include "base/data/utf8.h"
 #include "base/io/file_checks.h"
 
-namespace atencion::examples {
+namespace atencion::examples::bert {
 namespace {
 
 bool is_space(char32_t c) {
@@ -176,4 +176,4 @@ int64_t WordPiece::id_of(std::string_view piece) const {
   return found == ids_.end() ? -1 : found->second;
 }
 
-}  // namespace atencion::examples
+}  // namespace atencion::examples::bert

@@ -1,4 +1,4 @@
-// Tests for examples/base/data/wordpiece.cpp: BERT's uncased WordPiece against Hugging Face's own
+// Tests for examples/bert/wordpiece.cpp: BERT's uncased WordPiece against Hugging Face's own
 // JavaScript implementation on 442 strings (tests/fixtures/bert-tiny/wordpiece_expected.jsonl,
 // made by tools/make_wordpiece_expected.mjs with the fixture's vocab.txt), and its rules one by one.
 #include <catch2/catch.hpp>
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "base/data/wordpiece.h"
+#include "bert/wordpiece.h"
 #include "nlohmann/json.hpp"
 
-using namespace atencion::examples;
+using namespace atencion::examples::bert;
 using Catch::Matchers::Contains;
 
 namespace {

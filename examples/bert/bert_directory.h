@@ -1,4 +1,4 @@
-// examples/base/data/bert_directory.h — a BERT as Hugging Face publishes it (bert-base-uncased):
+// examples/bert/bert_directory.h — a BERT as Hugging Face publishes it (bert-base-uncased):
 // model.safetensors, vocab.txt and config.json in one directory.
 // Lesson: docs/16-bert.md#berts-own-weights
 //
@@ -8,13 +8,13 @@
 
 #include <string>
 
-#include "base/data/wordpiece.h"
-#include "nn/bert_weights.h"
+#include "bert/wordpiece.h"
+#include "bert/bert_weights.h"
 
-namespace atencion::examples {
+namespace atencion::examples::bert {
 
 struct BertDirectory {
-  nn::HuggingFaceBert weights;  // under our names (nn/bert_weights.h)
+  HuggingFaceBert weights;  // under our names (bert/bert_weights.h)
   WordPiece wordpiece;          // vocab.txt
 };
 
@@ -23,4 +23,4 @@ struct BertDirectory {
 // differs from the word embeddings' is a one-line std::invalid_argument naming the file.
 BertDirectory read_bert_directory(const std::string& directory, DType dtype = DType::Float32);
 
-}  // namespace atencion::examples
+}  // namespace atencion::examples::bert

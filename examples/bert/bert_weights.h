@@ -1,8 +1,8 @@
-// nn/bert_weights.h — Hugging Face's names for a BERT's parameters, and ours (nn/bert.h).
+// bert/bert_weights.h — Hugging Face's names for a BERT's parameters, and ours (bert/bert.h).
 // Lesson: docs/16-bert.md#berts-own-weights
 //
 //   Hugging Face (BertForMaskedLM: "bert." before each name;
-//                 BertModel: no prefix, no cls.)                 atencion (nn::Bert)
+//                 BertModel: no prefix, no cls.)                 atencion (bert::Bert)
 //   embeddings.word_embeddings.weight                            embeddings.word_embeddings.weight
 //   embeddings.{position,token_type}_embeddings.weight           (the same)
 //   embeddings.LayerNorm.{weight,bias}  (old files: gamma, beta) embeddings.norm.{weight,bias}
@@ -24,10 +24,10 @@
 #include <map>
 #include <string>
 
-#include "nn/bert.h"
+#include "bert/bert.h"
 #include "tensor/safetensors.h"
 
-namespace atencion::nn {
+namespace atencion::examples::bert {
 
 struct HuggingFaceBert {
   BertConfig config;     // sizes read from the shapes; heads and eps as given
@@ -47,4 +47,4 @@ HuggingFaceBert read_hugging_face_bert(const std::map<std::string, Tensor>& tens
 // initial values).
 void load_hugging_face_bert(Bert& model, const HuggingFaceBert& hf);
 
-}  // namespace atencion::nn
+}  // namespace atencion::examples::bert

@@ -1,4 +1,4 @@
-// nn/bert.h — the encoder-only Transformer of BERT (Devlin et al., 2018): a masked language model.
+// bert/bert.h — the encoder-only Transformer of BERT (Devlin et al., 2018): a masked language model.
 // Lesson: docs/16-bert.md
 //
 //   ids ─ word + position + token-type embeddings ─ LayerNorm ─ Dropout ─ Encoder (N post-norm
@@ -11,7 +11,7 @@
 // Unlike the translator (nn/transformer.h) nothing here is causal: every position sees every
 // other real one, so the model is trained to fill in masked words, not to continue a text.
 // Positions are learned vectors (a table of max_positions rows), not the paper's sinusoids.
-// Hugging Face's names for the same parameters: nn/bert_weights.h.
+// Hugging Face's names for the same parameters: bert/bert_weights.h.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,7 @@
 #include "nn/transformer.h"
 #include "tensor/random.h"
 
-namespace atencion::nn {
+namespace atencion::examples::bert {
 
 struct BertConfig {
   int64_t vocab = 0;            // word pieces
@@ -39,28 +39,28 @@ struct BertConfig {
   double dropout = 0.1;         // hidden states and attention weights, while training
   double layer_norm_eps = 1e-12;
 
-  TransformerLayerConfig layer() const {
-    TransformerLayerConfig config{hidden, heads, intermediate, dropout, false, false};
-    config.activation = Activation::GELU;
+  nn::TransformerLayerConfig layer() const {
+    nn::TransformerLayerConfig config{hidden, heads, intermediate, dropout, false, false};
+    config.activation = nn::Activation::GELU;
     config.layer_norm_eps = layer_norm_eps;
     return config;
   }
 };
 
 // Sum of the three lookups, then LayerNorm and Dropout: [batch, S] ids -> [batch, S, hidden].
-class BertEmbeddings : public Module {
+class BertEmbeddings : public nn::Module {
  public:
   BertEmbeddings(const BertConfig& config, Generator& generator);
   // token_types: [batch, S] Int64, or undefined for all zeros (one sentence).
   Variable forward(const Tensor& ids, const Tensor& token_types = Tensor()) const;
   std::string type_name() const override;
 
-  std::shared_ptr<Embedding> word_embeddings, position_embeddings, token_type_embeddings;
-  std::shared_ptr<LayerNorm> norm;
-  std::shared_ptr<Dropout> dropout;
+  std::shared_ptr<nn::Embedding> word_embeddings, position_embeddings, token_type_embeddings;
+  std::shared_ptr<nn::LayerNorm> norm;
+  std::shared_ptr<nn::Dropout> dropout;
 };
 
-class Bert : public Module {
+class Bert : public nn::Module {
  public:
   // Initialisation as BERT's: every matrix and embedding N(0, 0.02²), biases 0, LayerNorm 1 and 0.
   // A model whose weights are about to be loaded passes Init::ForLoading: the modules keep
@@ -74,17 +74,18 @@ class Bert : public Module {
                   const Tensor& token_types = Tensor());
   // The masked-LM head: hidden [..., hidden] -> logits [..., vocab].
   Variable mlm_logits(const Variable& hidden) const;
-  // Mean cross-entropy of the positions whose label is not -100 (the masked ones): the head runs
-  // on those rows only. hidden [batch, S, hidden], labels [batch, S] Int64.
+  // Mean cross-entropy of the positions whose label is not nn::kIgnoreIndex, -100 (the masked
+  // ones): the head runs on those rows only (nn::counted_rows). hidden [batch, S, hidden],
+  // labels [batch, S] Int64.
   Variable masked_lm_loss(const Variable& hidden, const Tensor& labels) const;
 
   std::string type_name() const override;
   const BertConfig& config() const { return config_; }
 
   std::shared_ptr<BertEmbeddings> embeddings;
-  std::shared_ptr<Encoder> encoder;
-  std::shared_ptr<Linear> transform_dense;   // W_t, b_t
-  std::shared_ptr<LayerNorm> transform_norm;
+  std::shared_ptr<nn::Encoder> encoder;
+  std::shared_ptr<nn::Linear> transform_dense;   // W_t, b_t
+  std::shared_ptr<nn::LayerNorm> transform_norm;
   Variable output_bias;                      // b [vocab]
 
  private:
@@ -92,4 +93,4 @@ class Bert : public Module {
   BertConfig config_;
 };
 
-}  // namespace atencion::nn
+}  // namespace atencion::examples::bert
