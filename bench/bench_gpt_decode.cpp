@@ -26,7 +26,7 @@
 
 #include "bench/thread_sweep.h"
 #include "gpt/gpt.h"
-#include "gpt/sampling.h"
+#include "gpt/generate.h"
 #include "tensor/random.h"
 #include "tensor/threads.h"
 
@@ -102,9 +102,9 @@ void gpt_decode(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
   GPT& model = gpt2_small();
   const atencion::bench::UseThreads use_threads(threads);
-  atencion::examples::gpt::SamplingOptions options;
+  atencion::examples::gpt::GenerateOptions options;
   options.max_new_tokens = 32;
-  options.temperature = 0;
+  options.sampling.temperature = 0;  // greedy
   double tokens = 0;
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {

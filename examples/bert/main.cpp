@@ -23,11 +23,8 @@ int main(int argc, char** argv) {
   Program program("atencion-bert",
                   "atencion-bert: an encoder-only masked language model, trained on your CPU");
   CLI::App& app = program.app();
-  std::vector<Subcommand> subcommands = {add_train_command(app, communicator),
-                                         add_fill_mask_command(app), add_eval_command(app),
-                                         add_show_command(app), add_tokenize_command(app)};
-#ifdef ATENCION_BERT_SERVE
-  subcommands.push_back(add_serve_command(app));
-#endif
+  const std::vector<Subcommand> subcommands = {
+      add_train_command(app, communicator), add_fill_mask_command(app), add_eval_command(app),
+      add_show_command(app),                add_tokenize_command(app),  add_serve_command(app)};
   return program.run(argc, argv, subcommands, &communicator);
 }

@@ -81,19 +81,25 @@ std::string TextTokenizer::decode(const std::vector<int64_t>& ids) const {
 }
 
 std::string TextTokenizer::label(int64_t id) const {
-  std::string text = kind_ == Kind::SentencePiece ? pieces_->piece(id) : decode({id});
+  const std::string text = kind_ == Kind::SentencePiece ? pieces_->piece(id) : decode({id});
   std::string shown;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '\n') {
-      shown += "\\n";
-    } else if (byte < 0x20 || byte == 0x7f || (kind_ == Kind::Bytes && byte >= 0x80)) {
+  for (size_t at = 0; at < text.size();) {
+    const CodePoint point = decode_utf8(text, at);
+    const auto byte = static_cast<unsigned char>(text[at]);
+    if (byte == ' ') {
+      shown += "\u2423";  // ␣
+    } else if (byte == '\n') {
+      shown += "\u21b5";  // ↵
+    } else if (byte < 0x20 || byte == 0x7f || (byte >= 0x80 && point.length == 1)) {
+      // a control byte, or a byte that is not (the start of) a whole UTF-8 character: a
+      // byte token of its own, or one of the pieces GPT-2's BPE cuts a character into
       char escaped[8];
       std::snprintf(escaped, sizeof escaped, "\\x%02x", byte);
       shown += escaped;
     } else {
-      shown += c;
+      shown.append(text, at, point.length);
     }
+    at += point.length;
   }
   return shown;
 }

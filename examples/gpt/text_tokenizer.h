@@ -32,7 +32,8 @@ class TextTokenizer {
   // subword kinds, naming the byte offset).
   std::vector<int64_t> encode(std::string_view text) const;
   std::string decode(const std::vector<int64_t>& ids) const;
-  // One id as text, for the axes of attention maps ("\n" and other control bytes escaped).
+  // One id as text a learner can read, for the maps and the playground: a space as ␣, a newline
+  // as ↵, other control bytes and bytes that are not whole UTF-8 characters as \xNN.
   std::string label(int64_t id) const;
   int64_t vocab_size() const;
   // Where a text starts, for a prompt with nothing in it: "\n" for bytes, eos (the end of the

@@ -13,15 +13,18 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <charconv>
 #include <condition_variable>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <stdexcept>
 
+#include "base/serve/header_checks.h"
 #include "base/serve/requests.h"
 
 namespace atencion::examples::serve {
@@ -34,7 +37,10 @@ struct Server::State {
   std::string info_text;  // GET /api/info, made once
   std::unique_ptr<BatchQueue> queue;
   MHD_Daemon* daemon = nullptr;
-  uint16_t port = 0;
+  // Set before libmicrohttpd starts, then to the port it bound (port 0: any free one); read by
+  // the HTTP threads in the Host check.
+  std::atomic<uint16_t> port{0};
+  HostPolicy host_policy;  // the Host names answered (header_checks.h)
   std::mutex stop_mutex;
   bool stopped = false;
   // Requests suspended for the model and not yet finished (answered, or their connection
@@ -148,6 +154,7 @@ class Stream {
 
 // One request between libmicrohttpd's calls.
 struct PendingRequest {
+  bool headers_read = false;    // handle() has seen the request line and the headers
   RouteMatch match{Route::page, ""};
   std::string body;
   std::size_t dropped = 0;      // body bytes past the limit, read and thrown away
@@ -173,21 +180,23 @@ void add_headers(MHD_Response* response, const char* content_type) {
 }
 
 MHD_Result send(MHD_Connection* connection, int status, const std::string& text,
-                const char* content_type) {
+                const char* content_type, bool close = false) {
   MHD_Response* response = MHD_create_response_from_buffer(
       text.size(), const_cast<char*>(text.data()), MHD_RESPMEM_MUST_COPY);
   if (response == nullptr) return MHD_NO;
   add_headers(response, content_type);
+  // The connection is not read again after this answer (libmicrohttpd closes it once sent).
+  if (close) MHD_add_response_header(response, "Connection", "close");
   const MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(status), response);
   MHD_destroy_response(response);
   return queued;
 }
 
-MHD_Result send_json(MHD_Connection* connection, const Reply& reply) {
+MHD_Result send_json(MHD_Connection* connection, const Reply& reply, bool close = false) {
   // replace: a string that is not UTF-8 cannot make dump() throw on an HTTP thread.
   return send(connection, reply.status,
               reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-              "application/json; charset=utf-8");
+              "application/json; charset=utf-8", close);
 }
 
 // The reader's piece size: libmicrohttpd asks for at most this much at a time.
@@ -284,26 +293,66 @@ MHD_Result submit(Server::State& server, MHD_Connection* connection, PendingRequ
   return MHD_YES;
 }
 
+std::optional<std::string_view> header(MHD_Connection* connection, const char* name) {
+  const char* value = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, name);
+  if (value == nullptr) return std::nullopt;
+  return std::string_view(value);
+}
+
+std::vector<HeaderField> header_fields(MHD_Connection* connection) {
+  std::vector<HeaderField> fields;
+  MHD_get_connection_values_n(
+      connection, MHD_HEADER_KIND,
+      [](void* cls, MHD_ValueKind, const char* name, size_t name_size, const char* value,
+         size_t value_size) {
+        static_cast<std::vector<HeaderField>*>(cls)->push_back(
+            {{name, name_size}, {value == nullptr ? "" : value, value_size}});
+        return MHD_YES;
+      },
+      &fields);
+  return fields;
+}
+
+// The request line and headers are in, the body not yet read. What header_checks.h refuses is
+// answered now and the connection closed (its body, if any, is never read: nothing after it
+// can be taken for a request); a route that does not exist is answered after the body.
+MHD_Result on_headers(Server::State& server, MHD_Connection* connection, const char* url,
+                      const char* method, PendingRequest& request) {
+  request.headers_read = true;
+  if (request.has_reply) return send_json(connection, request.reply, true);  // 414: the query
+  try {
+    check_host(server.host_policy, header(connection, MHD_HTTP_HEADER_HOST), server.port);
+    check_framing(header_fields(connection));
+    request.match = route(method, url, server.endpoint_names, server.streaming_names);
+  } catch (const RequestError& error) {
+    const bool framing = error.status() != 404 && error.status() != 405;
+    if (framing) return send_json(connection, error_reply(error.status(), error.what()), true);
+    request.reply = error_reply(error.status(), error.what());
+    request.has_reply = true;  // sent once the body (if any) is read and dropped
+    return MHD_YES;
+  }
+  if (request.match.route != Route::model_call) return MHD_YES;
+  try {
+    check_json_body(header(connection, MHD_HTTP_HEADER_CONTENT_TYPE));
+  } catch (const RequestError& error) {
+    return send_json(connection, error_reply(error.status(), error.what()), true);
+  }
+  if (declared_too_large(connection, server.options.body_bytes))
+    return send_json(connection, error_reply(413, too_large_reason(server.options.body_bytes)),
+                     true);
+  return MHD_YES;  // answers wait for the end of the request, so the connection stays open
+}
+
 MHD_Result handle(Server::State& server, MHD_Connection* connection, const char* url,
                   const char* method, const char* upload_data, size_t* upload_data_size,
                   void** request_slot) {
   auto* request = static_cast<PendingRequest*>(*request_slot);
-  if (request == nullptr) {  // the headers are in: route before any body is read
+  if (request == nullptr) {  // request_started (below) makes one for every request; in case
     request = new PendingRequest;
     *request_slot = request;
-    try {
-      request->match = route(method, url, server.endpoint_names, server.streaming_names);
-    } catch (const RequestError& error) {
-      request->reply = error_reply(error.status(), error.what());
-      request->has_reply = true;  // sent once the body (if any) is read and dropped
-    }
-    // Refused before it is read; the only answer given before the request's end, after which
-    // libmicrohttpd closes the connection (the body is not read).
-    if (request->match.route == Route::model_call && !request->has_reply &&
-        declared_too_large(connection, server.options.body_bytes))
-      return send_json(connection, error_reply(413, too_large_reason(server.options.body_bytes)));
-    return MHD_YES;  // answers wait for the end of the request, so the connection stays open
   }
+  if (!request->headers_read)
+    return on_headers(server, connection, url, method, *request);
   if (*upload_data_size > 0) {  // a piece of the body
     const std::size_t size = *upload_data_size;
     *upload_data_size = 0;
@@ -363,6 +412,23 @@ MHD_Result handle_request(void* cls, MHD_Connection* connection, const char* url
   }
 }
 
+// libmicrohttpd's first word on a request: its target as sent, before the query is split into
+// arguments (MHD_OPTION_URI_LOG_CALLBACK); what it returns is the request's slot. A query over
+// the limit is cut off here, so that libmicrohttpd never splits it, and answered 414.
+void* request_started(void* /*cls*/, const char* target, MHD_Connection* /*connection*/) {
+  auto* request = new (std::nothrow) PendingRequest;
+  if (request == nullptr || target == nullptr) return request;
+  try {
+    check_query(target);
+  } catch (const RequestError& error) {
+    request->reply = error_reply(error.status(), error.what());
+    request->has_reply = true;
+    // The target lies in libmicrohttpd's own (writable) read buffer, which it parses next.
+    const_cast<char*>(target)[std::strchr(target, '?') - target + 1] = '\0';
+  }
+  return request;
+}
+
 void request_finished(void* cls, MHD_Connection* /*connection*/, void** request_slot,
                       MHD_RequestTerminationCode /*why*/) {
   auto* request = static_cast<PendingRequest*>(*request_slot);
@@ -401,20 +467,8 @@ void allow_open_files(unsigned connections) {
 
 }  // namespace
 
-std::string page_address(const std::string& host, uint16_t port) {
-  const bool ipv6 = host.find(':') != std::string::npos;
-  return "http://" + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + "/";
-}
-
-bool is_listen_address(const std::string& host) {
-  in6_addr address{};
-  return host == "localhost" || inet_pton(AF_INET, host.c_str(), &address) == 1 ||
-         inet_pton(AF_INET6, host.c_str(), &address) == 1;
-}
-
-bool is_loopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
-}
+bool http_server_built() { return true; }
+void require_http_server() {}
 
 Server::Server(Service service, ServerOptions options) : state_(std::make_unique<State>()) {
   State& state = *state_;
@@ -431,13 +485,19 @@ Server::Server(Service service, ServerOptions options) : state_(std::make_unique
   state.info_text = info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   state.queue = std::make_unique<BatchQueue>(state.service.run_batch, options.batching);
   allow_open_files(options.connections);
+  state.host_policy = host_policy(options.host, options.allowed_hosts);
+  state.port = options.port;
 
   // The address: IPv4 or IPv6, never a name looked up (localhost is 127.0.0.1).
   const std::string host = options.host == "localhost" ? "127.0.0.1" : options.host;
   sockaddr_in address4{};
   sockaddr_in6 address6{};
   const sockaddr* address = nullptr;
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME;
+  // poll(), not epoll: libmicrohttpd 0.9.75's epoll is edge-triggered and takes a short read for
+  // "nothing more to read", so a client that sent part of a body and closed in one go was never
+  // seen to close and held its connection (and its per-address slot) until the timeout. poll()
+  // asks again each round and reads the end at once.
+  unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
   if (inet_pton(AF_INET, host.c_str(), &address4.sin_addr) == 1) {
     address4.sin_family = AF_INET;
     address4.sin_port = htons(options.port);
@@ -459,6 +519,7 @@ Server::Server(Service service, ServerOptions options) : state_(std::make_unique
       MHD_OPTION_PER_IP_CONNECTION_LIMIT, options.connections_per_client,
       MHD_OPTION_CONNECTION_TIMEOUT, options.timeout_seconds,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, options.connection_memory,
+      MHD_OPTION_URI_LOG_CALLBACK, &request_started, &state,
       MHD_OPTION_NOTIFY_COMPLETED, &request_finished, &state,
       MHD_OPTION_END);
   if (state.daemon == nullptr) {

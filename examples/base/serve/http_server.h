@@ -24,6 +24,10 @@
 // (closed) at accept; `timeout_seconds` without a byte either way →
 // closed; a full queue → 503 at once. HTTP threads never wait for the model: a request waiting
 // for its batch is suspended, and the model thread resumes it with its reply.
+// Before any body is read (header_checks.h), answered at once and the connection closed: a
+// query over 256 bytes → 414; a Host that is not one of the server's names → 403; an ambiguous
+// body length (both Content-Length and Transfer-Encoding, a folded or malformed header name) →
+// 400; a model call whose Content-Type is not application/json → 415.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +38,7 @@
 #include <vector>
 
 #include "base/serve/batch_queue.h"
+#include "base/serve/header_checks.h"  // page_address, is_listen_address, is_loopback
 #include "nlohmann/json.hpp"
 
 namespace atencion::examples::serve {
@@ -55,6 +60,9 @@ struct Service {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";  // an IPv4 or IPv6 address to listen on
+  // Host names answered besides localhost, 127.0.0.1, [::1] and `host` (--allow-host):
+  // header_checks.h says why a request for any other name is refused.
+  std::vector<std::string> allowed_hosts{};
   uint16_t port = 8080;            // 0: any free port (port() says which)
   std::size_t body_bytes = 64 * 1024;
   std::size_t connection_memory = 32 * 1024;  // request line + headers (+ buffers) per connection
@@ -63,7 +71,7 @@ struct ServerOptions {
   // browser (6 per host) and a batch client many times over.
   unsigned connections_per_client = 64;
   unsigned timeout_seconds = 10;
-  unsigned http_threads = 2;                  // each polls many connections (epoll)
+  unsigned http_threads = 2;                  // each polls many connections (poll())
   BatchOptions batching{};
 };
 
@@ -87,13 +95,10 @@ class Server {
   std::unique_ptr<State> state_;
 };
 
-// "http://127.0.0.1:8080/" (IPv6 in brackets).
-std::string page_address(const std::string& host, uint16_t port);
-// Whether `host` is an address the server can listen on: IPv4 or IPv6 in numbers, or localhost
-// (never a name to look up).
-bool is_listen_address(const std::string& host);
-// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost): the page is then
-// reachable from this machine only.
-bool is_loopback(const std::string& host);
+// Whether this program was built with GNU libmicrohttpd (http_server.cpp) or without it
+// (http_server_absent.cpp); without it, require_http_server() and Server's constructor throw
+// std::runtime_error saying so in one line.
+bool http_server_built();
+void require_http_server();
 
 }  // namespace atencion::examples::serve

@@ -106,6 +106,22 @@ int64_t integer_field(const nlohmann::json& request, const std::string& name, in
   return value;
 }
 
+double number_field(const nlohmann::json& request, const std::string& name, double fallback,
+                    double lowest, double highest) {
+  const auto found = request.find(name);
+  if (found == request.end()) return fallback;
+  const auto shown = [](double value) { return nlohmann::json(value).dump(); };
+  const std::string range = "from " + shown(lowest) + " to " + shown(highest);
+  if (!found->is_number())
+    throw RequestError(400, "the field \"" + name + "\" must be a number " + range + ", not " +
+                                json_type(*found));
+  const double value = found->get<double>();
+  if (!(value >= lowest && value <= highest))
+    throw RequestError(400, "the field \"" + name + "\" must be " + range + ", not " +
+                                shown(value));
+  return value;
+}
+
 bool boolean_field(const nlohmann::json& request, const std::string& name, bool fallback) {
   const auto found = request.find(name);
   if (found == request.end()) return fallback;

@@ -51,6 +51,10 @@ std::string string_field(const nlohmann::json& request, const std::string& name)
 // [lowest, highest].
 int64_t integer_field(const nlohmann::json& request, const std::string& name, int64_t fallback,
                       int64_t lowest, int64_t highest);
+// The number field `name` (an integer or not), `fallback` when absent; 400 when not a number or
+// outside [lowest, highest].
+double number_field(const nlohmann::json& request, const std::string& name, double fallback,
+                    double lowest, double highest);
 // The boolean field `name`, `fallback` when absent; 400 when not true or false.
 bool boolean_field(const nlohmann::json& request, const std::string& name, bool fallback);
 // 400 naming the first field of `request` that is not in `known` (a misspelt "beam" would

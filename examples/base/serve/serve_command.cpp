@@ -4,6 +4,8 @@
 #include <iostream>
 #include <utility>
 
+#include "base/serve/header_checks.h"
+
 namespace atencion::examples::serve {
 
 void add_listen_options(CLI::App* command, ListenOptions& listen) {
@@ -17,6 +19,11 @@ void add_listen_options(CLI::App* command, ListenOptions& listen) {
                        : "not an IPv4 or IPv6 address (e.g. 127.0.0.1, 0.0.0.0, ::1), not " + host;
           },
           "ADDRESS"));
+  command->add_option("--allow-host", listen.server.allowed_hosts,
+                      "a host name the page may be opened under, besides localhost, 127.0.0.1, "
+                      "[::1] and --host (repeatable; docs/17-serving.md)")
+      ->check(CLI::Validator([](const std::string& name) { return allow_host_problem(name); },
+                             "NAME"));
   command->add_option("--port", listen.port, "port (0: any free one)")
       ->capture_default_str()->check(CLI::Range(int64_t{0}, int64_t{65535}));
   command->add_option("--connections", listen.server.connections, "open connections at most")
@@ -24,6 +31,12 @@ void add_listen_options(CLI::App* command, ListenOptions& listen) {
   command->add_option("--queue", listen.server.batching.capacity,
                       "requests waiting for the model at most (then 503)")
       ->capture_default_str()->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+}
+
+std::function<void()> serve_runner(CLI::App* command, std::function<void()> run) {
+  if (http_server_built()) return run;
+  command->allow_extras()->fallthrough(false);  // the answer is one line, not "unexpected --x"
+  return [] { require_http_server(); };
 }
 
 StopSignals::StopSignals() {

@@ -13,6 +13,7 @@
 
 #include <csignal>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -22,11 +23,17 @@ namespace atencion::examples::serve {
 
 struct ListenOptions {
   int64_t port = 8080;   // --port, 0 to 65535 (0: any free one); the server's port is set from it
-  ServerOptions server;  // --host, --connections, --queue; the other limits as ServerOptions has them
+  ServerOptions server;  // --host, --allow-host, --connections, --queue; the other limits as
+                         // ServerOptions has them
 };
 
-// --host, --port, --connections and --queue on `command`.
+// --host, --allow-host, --port, --connections and --queue on `command`.
 void add_listen_options(CLI::App* command, ListenOptions& listen);
+
+// What runs `serve` once its line is parsed: `run`, or, in a program built without
+// libmicrohttpd (http_server_built()), a one-line error before any model is loaded, whatever
+// options were given. Every family's serve command returns {command, serve_runner(...)}.
+std::function<void()> serve_runner(CLI::App* command, std::function<void()> run);
 
 // SIGINT and SIGTERM, blocked in the thread that makes this (hence in every thread it starts
 // after: make it first), so that they wait for wait() and no thread is stopped in the middle of

@@ -17,9 +17,7 @@ Subcommand add_fill_mask_command(CLI::App& app);
 Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);
 Subcommand add_tokenize_command(CLI::App& app);
-#ifdef ATENCION_BERT_SERVE
 Subcommand add_serve_command(CLI::App& app);  // bert/live.h
-#endif
 
 // Which model a command reads: a run directory of `train` (--model) or a directory in Hugging
 // Face's layout (--bert), which wins when given.

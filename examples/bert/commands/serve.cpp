@@ -36,7 +36,7 @@ Subcommand add_serve_command(CLI::App& app) {
       "serve", "the live page and a JSON API: type a sentence with [MASK], see the guesses");
   add_model_source_options(command, options->source);
   serve::add_listen_options(command, options->listen);
-  return {command, [options] { run_serve(*options); }};
+  return {command, serve::serve_runner(command, [options] { run_serve(*options); })};
 }
 
 }  // namespace atencion::examples::bert

@@ -1,5 +1,5 @@
 // examples/gpt/commands/commands.h — the subcommands of `atencion-gpt`, one file each:
-// train.cpp, sample.cpp, eval.cpp, show.cpp. Each add_*_command adds its subcommand and options
+// train.cpp, sample.cpp, eval.cpp, show.cpp, serve.cpp. Each add_*_command adds its subcommand and options
 // to the program's CLI::App and returns what runs it once the line is parsed.
 // Lesson: docs/15-gpt.md#the-program
 #pragma once
@@ -18,6 +18,7 @@ Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& commu
 Subcommand add_sample_command(CLI::App& app);
 Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);
+Subcommand add_serve_command(CLI::App& app);  // serve.cpp: the playground (live.h)
 
 // Where sample, eval and show find the model: a checkpoint of train, or GPT-2's published files.
 struct ModelSource {

@@ -7,46 +7,14 @@
 #include <memory>
 #include <stdexcept>
 
-#include "autograd/variable.h"
 #include "base/pages/explorer.h"
+#include "gpt/attention.h"
 #include "gpt/commands/commands.h"
 #include "gpt/language_model.h"
 
 namespace atencion::examples::gpt {
 namespace fs = std::filesystem;
 namespace {
-
-// One prompt's maps: layer by layer, [heads, T, T] with the tokens on both axes and, per row,
-// the token the model finds most likely next.
-explorer::Sentence attention_maps(const LanguageModel& language_model, const std::string& prompt) {
-  const std::vector<int64_t> ids = language_model.tokenizer.encode(prompt);
-  const int64_t context = language_model.model->config().context;
-  if (ids.empty()) throw std::invalid_argument("show: an empty prompt");
-  if (static_cast<int64_t>(ids.size()) > context)
-    throw std::invalid_argument("show: the prompt is " + std::to_string(ids.size()) +
-                                " tokens, longer than the model's context of " +
-                                std::to_string(context));
-  NoGradGuard no_grad;
-  nn::AttentionObserver observer;  // the maps come out of the forward that gives the logits
-  const Tensor logits =
-      language_model.model
-          ->forward(Tensor::from_ids(ids, {1, static_cast<int64_t>(ids.size())}), {}, &observer)
-          .value()
-          .select(0, 0);
-  std::vector<std::string> tokens, predicted;
-  for (const int64_t id : ids) tokens.push_back(language_model.tokenizer.label(id));
-  const Tensor best = argmax(logits, -1);
-  for (int64_t i = 0; i < best.numel(); ++i)
-    predicted.push_back(language_model.tokenizer.label(static_cast<int64_t>(best.at({i}))));
-  explorer::Sentence sentence{prompt, {}};
-  for (size_t layer = 0; layer < language_model.model->layers.size(); ++layer) {
-    const Tensor weights =
-        observer.weights(*language_model.model->layers[layer]->self_attn->attention).select(0, 0);
-    sentence.maps.push_back({"causal self-attention", static_cast<int64_t>(layer), weights, tokens,
-                             tokens, Tensor(), predicted});
-  }
-  return sentence;
-}
 
 // The training loss, the held-out loss and bits per byte of each checkpoint, against the step.
 std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer) {
@@ -85,7 +53,14 @@ std::vector<std::string> show(const ShowOptions& options) {
       "The causal self-attention of every layer and head of the GPT in " + model_dir +
       " on each prompt (docs/15-gpt.md#looking-inside). Row i is token i looking back at tokens "
       "0..i; each row also names the token the model finds most likely to come next.";
-  for (const auto& prompt : options.prompts) page.sentences.push_back(attention_maps(language_model, prompt));
+  for (const auto& prompt : options.prompts) {
+    const std::vector<int64_t> ids = language_model.tokenizer.encode(prompt);
+    try {
+      page.sentences.push_back(forward_with_maps(language_model, ids, prompt).sentence);
+    } catch (const std::invalid_argument& error) {
+      throw std::invalid_argument(std::string("show: ") + error.what());
+    }
+  }
   if (trained_here) page.charts = training_charts(load_checkpoint(model_dir, true).trainer);
   const std::string path = (fs::path(out_dir) / "explorer.html").string();
   write_file_atomically(path, explorer::page_html(page));

@@ -36,7 +36,7 @@ Subcommand add_serve_command(CLI::App& app) {
   command->add_option("--max-length", options->max_length, "longest translation, in pieces")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, kLongestMaxLen));
   serve::add_listen_options(command, options->listen);
-  return {command, [options] { run_serve(*options); }};
+  return {command, serve::serve_runner(command, [options] { run_serve(*options); })};
 }
 
 }  // namespace atencion::examples::translate

@@ -3,7 +3,6 @@
 // answers equal to the offline `fill-mask`, every refusal with its status and one-line reason,
 // and concurrent clients batched and answered as sequential ones. The model:
 // tests/fixtures/bert-tiny/ (a small random BertForMaskedLM in Hugging Face's layout).
-#ifdef ATENCION_BERT_SERVE
 #include <atomic>
 #include <future>
 #include <string>
@@ -203,4 +202,3 @@ TEST_CASE("bert serve: concurrent clients are batched and get the answers of seq
     }
   CHECK(largest_batch > 1);
 }
-#endif  // ATENCION_BERT_SERVE

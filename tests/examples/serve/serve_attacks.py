@@ -93,14 +93,20 @@ def send_streaming(port, head, piece, total, seconds=10):
         sock.close()
 
 
+JSON = b"Content-Type: application/json\r\n"
+POST_HEAD = b"POST /api/translate HTTP/1.1\r\nHost: 127.0.0.1\r\n" + JSON
+TEXT_BODY = b'{"text": "Hola."}'
+CHUNKED_BODY = b"%x\r\n" % len(TEXT_BODY) + TEXT_BODY + b"\r\n0\r\n\r\n"
+SMUGGLING_REFUSED = "400, then closed"
+
+
 def post(path, body, extra=b""):
-    return (b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + extra +
-            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    return (b"POST " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" + JSON +
+            extra + b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
 
 
 def chunked_head(extra=b""):
-    return (b"POST /api/translate HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-            b"Transfer-Encoding: chunked\r\n" + extra + b"\r\n")
+    return POST_HEAD + b"Connection: close\r\nTransfer-Encoding: chunked\r\n" + extra + b"\r\n"
 
 
 # Each attack: (name, function of the port → status or CLOSED, the outcomes accepted).
@@ -112,8 +118,8 @@ ATTACKS = [
      lambda p: send_raw(p, chunked_head() + (b"8000\r\n" + b"a" * 0x8000 + b"\r\n") * 6 +
                         b"0\r\n\r\n"), {413}),
     ("POST without Content-Length, bytes that never end (for 3 s)",
-     lambda p: send_streaming(p, b"POST /api/translate HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
-                              b'{"text": "aaaa', 1 << 30, seconds=3), {400, 411, CLOSED}),
+     lambda p: send_streaming(p, POST_HEAD + b"\r\n", b'{"text": "aaaa', 1 << 30, seconds=3),
+     {400, 411, CLOSED}),
     ("a 10 MB header line without a newline",
      lambda p: send_streaming(p, b"GET / HTTP/1.1\r\nX-Long: ", b"a" * 65536, 10 << 20),
      {400, 413, 431, CLOSED}),
@@ -133,49 +139,65 @@ ATTACKS = [
      {400, 413, CLOSED}),
     ("chunk size with a sign and spaces (+ 10)",
      lambda p: send_raw(p, chunked_head() + b"+ 10\r\nhello\r\n0\r\n\r\n"), {400, CLOSED}),
-    ("Content-Length: -1", lambda p: send_raw(
-        p, b"POST /api/translate HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n{}"),
+    ("Content-Length: -1", lambda p: send_raw(p, POST_HEAD + b"Content-Length: -1\r\n\r\n{}"),
      {400, 413, CLOSED}),
-    ("Content-Length: abc", lambda p: send_raw(
-        p, b"POST /api/translate HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}"),
+    ("Content-Length: abc", lambda p: send_raw(p, POST_HEAD + b"Content-Length: abc\r\n\r\n{}"),
      {400, 413, CLOSED}),
     ("Content-Length of 25 digits", lambda p: send_raw(
-        p, b"POST /api/translate HTTP/1.1\r\nHost: x\r\nContent-Length: "
-           b"9999999999999999999999999\r\n\r\n{}"), {400, 413, CLOSED}),
+        p, POST_HEAD + b"Content-Length: 9999999999999999999999999\r\n\r\n{}"),
+     {400, 413, CLOSED}),
     ("two different Content-Lengths", lambda p: send_raw(
-        p, b"POST /api/translate HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
-           b"Content-Length: 40\r\n\r\n{}"), {400, 413, CLOSED}),
-    ("Content-Length and Transfer-Encoding: chunked together", lambda p: send_raw(
-        p, b"POST /api/translate HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n"
-           b"Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"), {400, CLOSED}),
+        p, POST_HEAD + b"Content-Length: 2\r\nContent-Length: 40\r\n\r\n{}"), {400, CLOSED}),
     ("Content-Length 1,000 with 10 bytes sent, then close", lambda p: send_raw(
-        p, b"POST /api/translate HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789",
-        seconds=3), {CLOSED, 400}),
+        p, POST_HEAD + b"Content-Length: 1000\r\n\r\n0123456789", seconds=3), {CLOSED, 400}),
     ("Expect: 100-continue with a 1 GB Content-Length", lambda p: send_raw(
-        p, b"POST /api/translate HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\n"
-           b"Content-Length: 1000000000\r\n\r\n"), {413}),
+        p, POST_HEAD + b"Expect: 100-continue\r\nContent-Length: 1000000000\r\n\r\n"), {413}),
     ("an unknown method (BREW)", lambda p: send_raw(
-        p, b"BREW /api/translate HTTP/1.1\r\nHost: x\r\n\r\n"), {405, 400, 501}),
+        p, b"BREW /api/translate HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"), {405, 400, 501}),
     ("a request line without a version", lambda p: send_raw(p, b"GET /\r\n\r\n", seconds=3),
      {400, 505, CLOSED}),
     ("HTTP/2.0 in a text request line", lambda p: send_raw(
-        p, b"GET / HTTP/2.0\r\nHost: x\r\n\r\n"), {400, 505, CLOSED}),
+        p, b"GET / HTTP/2.0\r\nHost: 127.0.0.1\r\n\r\n"), {400, 505, CLOSED}),
     ("a NUL byte in the path", lambda p: send_raw(
-        p, b"GET /api/he\x00alth HTTP/1.1\r\nHost: x\r\n\r\n"), {400, 404, CLOSED}),
+        p, b"GET /api/he\x00alth HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"), {400, 404, CLOSED}),
     ("a 100 KB URL", lambda p: send_raw(
-        p, b"GET /" + b"a" * 100000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"),
+        p, b"GET /" + b"a" * 100000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
      {400, 413, 414, 431, CLOSED}),
     ("a header line without a colon", lambda p: send_raw(
-        p, b"GET /api/health HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n"), {400, 200, CLOSED}),
+        p, b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n"),
+     {400, 200, CLOSED}),
     ("a bare CR inside a header value", lambda p: send_raw(
-        p, b"GET /api/health HTTP/1.1\r\nHost: x\r\nX-A: a\rInjected: b\r\n\r\n"),
+        p, b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\rInjected: b\r\n\r\n"),
      {400, 200, CLOSED}),
     ("percent-encoded ../ to /etc/passwd", lambda p: send_raw(
-        p, b"GET /%2e%2e/%2e%2e/etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n"), {404}),
+        p, b"GET /%2e%2e/%2e%2e/etc/passwd HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"), {404}),
     ("../ to the repository's files", lambda p: send_raw(
-        p, b"GET /../../CMakeLists.txt HTTP/1.1\r\nHost: x\r\n\r\n"), {404, 400}),
+        p, b"GET /../../CMakeLists.txt HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"), {404, 400}),
     ("an absolute URI for another host", lambda p: send_raw(
-        p, b"GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n"), {404, 400}),
+        p, b"GET http://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n"), {403, 404, 400}),
+    # Request smuggling (RFC 9112 6.3): a second request hidden after the first one's body must
+    # never be answered; the first is refused (400) and the connection closed.
+    ("Content-Length and Transfer-Encoding: chunked, then a second request", lambda p: smuggled(
+        p, b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" + CHUNKED_BODY),
+     {SMUGGLING_REFUSED}),
+    ("Transfer-Encoding : chunked (a space before the colon), then a second request",
+     lambda p: smuggled(p, b"Content-Length: 3\r\nTransfer-Encoding : chunked\r\n\r\n5\r\n"),
+     {SMUGGLING_REFUSED}),
+    ("Transfer-Encoding folded onto a second line, then a second request",
+     lambda p: smuggled(p, b"Content-Length: 3\r\nTransfer-Encoding:\r\n chunked\r\n\r\n5\r\n"),
+     {SMUGGLING_REFUSED}),
+    ("Content-Length folded onto a second line, then a second request", lambda p: smuggled(
+        p, b"Content-Length:\r\n 13\r\n\r\n" + TEXT_BODY), {SMUGGLING_REFUSED}),
+    ("a query of 500 arguments (2 KB)", lambda p: answered_within(
+        p, b"GET /api/health?" + b"&".join([b"a=1"] * 500) + b" HTTP/1.1\r\n"
+           b"Host: 127.0.0.1\r\n\r\n", 2), {414}),
+    ("Host: a name of another site (DNS rebinding)", lambda p: send_raw(
+        p, b"GET / HTTP/1.1\r\nHost: attacker.example:%d\r\n\r\n" % p), {403}),
+    ("a text/plain POST (what any site may send without asking)", lambda p: send_raw(
+        p, post(b"/api/translate", TEXT_BODY).replace(JSON, b"Content-Type: text/plain\r\n")),
+     {415}),
+    ("300 POSTs that promise 100 bytes, send 4 and close; then the same address", lambda p:
+     half_bodies(p, 300), {200}),
     ("invalid UTF-8 in the JSON text", lambda p: send_raw(
         p, post(b"/api/translate", b'{"text": "\xc3\x28\xa0\xa1"}')), {400}),
     ("JSON nested 10,000 deep", lambda p: send_raw(
@@ -196,6 +218,49 @@ ATTACKS = [
     ("30 streams dropped mid-answer (some at once, some after the first bytes)",
      lambda p: dropped_streams(p, 30), {200}),
 ]
+
+
+
+
+def smuggled(port, rest):
+    """POST_HEAD + `rest`, then a second request on the same connection: what came back, as
+    "400, then closed" (the one answer allowed) or the statuses of every answer."""
+    second = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    sock = connect(port, 5)
+    try:
+        sock.sendall(POST_HEAD + rest + second)
+        received = b""
+        try:
+            while chunk := sock.recv(65536):
+                received += chunk
+        except (ConnectionResetError, socket.timeout):
+            received += b"(no close within 5 s)"
+        statuses = [int(line[9:12]) for line in received.split(b"\r\n")
+                    if line.startswith(b"HTTP/1.1 ")]
+        if statuses == [400] and received.endswith(b"}"):
+            return SMUGGLING_REFUSED
+        return f"answers {statuses}: {received[-40:]!r}"
+    finally:
+        sock.close()
+
+
+def answered_within(port, data, seconds):
+    started = time.monotonic()
+    outcome = send_raw(port, data, seconds + 1)
+    return outcome if time.monotonic() - started < seconds else f"{outcome} after {seconds} s"
+
+
+def half_bodies(port, count):
+    """`count` × (connect, promise 100 bytes, send 4, close): each frees its connection at once,
+    so the per-client limit (64) does not lock the address out until the 10 s timeout."""
+    for _ in range(count):
+        sock = connect(port)
+        sock.sendall(POST_HEAD + b"Content-Length: 100\r\n\r\n" + b'{"te')
+        sock.close()
+    started = time.monotonic()
+    status = send_raw(port, b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 15)
+    seconds = time.monotonic() - started
+    return status if seconds < 1 else f"{status} after {seconds:.1f} s"
 
 
 STREAM_BODY = b'{"text": "\xc2\xbfD\xc3\xb3nde est\xc3\xa1 el gato negro de mi madre?", "beam": 4}'
@@ -238,7 +303,7 @@ def dropped_streams(port, count):
 
 
 def pipelined(port, count):
-    request = b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n"
+    request = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     sock = connect(port)
     try:
         sock.sendall(request * (count - 1) + request.replace(b"\r\n\r\n",
@@ -258,7 +323,7 @@ def pipelined(port, count):
 def half_closed(port):
     sock = connect(port)
     try:
-        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         sock.shutdown(socket.SHUT_WR)
         return answer_of(sock)
     finally:
@@ -303,7 +368,7 @@ def idle_connections(port, count, addresses):
 def one_byte_a_second(port, seconds, result):
     """A request sent one byte a second; the server keeps serving others meanwhile."""
     sock = connect(port, seconds + 10)
-    request = b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    request = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
     try:
         for byte in request[:seconds]:
             sock.sendall(bytes([byte]))

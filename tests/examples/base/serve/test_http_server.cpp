@@ -474,8 +474,8 @@ TEST_CASE("serve: one address holds at most connections_per_client connections, 
   for (int c = 0; c < 4; ++c) idle.push_back(open_idle(server.port()));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // accepted
   // The fifth is accepted by the kernel and closed by the server at once: no answer.
-  CHECK(test_http::send_and_receive(server.port(), "GET /api/health HTTP/1.1\r\nHost: x\r\n"
-                                                   "Connection: close\r\n\r\n")
+  CHECK(test_http::send_and_receive(server.port(), "GET /api/health HTTP/1.1\r\n"
+                                                   "Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
             .empty());
   for (int socket_fd : idle) ::close(socket_fd);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // closed on the server's side
@@ -490,4 +490,129 @@ TEST_CASE("serve: HEAD answers as GET does, without the body") {
   CHECK(page.headers.find("text/html") != std::string::npos);
   CHECK(page.body.empty());
   CHECK(call(server.port(), "HEAD", "/api/echo").status == 405);
+}
+
+namespace {
+
+// How many answers (status lines) `received` holds, and the first one's status.
+std::pair<int, int> answers_in(const std::string& received) {
+  int count = 0;
+  for (std::size_t at = 0; (at = received.find("HTTP/1.1 ", at)) != std::string::npos; at += 9)
+    ++count;
+  return {count, count > 0 ? test_http::parse(received).status : 0};
+}
+
+}  // namespace
+
+TEST_CASE("serve: a body whose length is ambiguous is refused and the connection closed, so "
+          "nothing after it is answered as a second request") {
+  std::atomic<bool> hold{false};
+  serve::Server server(held_echo(hold), ephemeral());
+  const std::string body = "{\"text\": \"x\"}";
+  const std::string chunked = "d\r\n" + body + "\r\n0\r\n\r\n";
+  const std::string smuggled = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  const std::string head = "POST /api/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                           "Content-Type: application/json\r\n";
+  const std::vector<std::string> requests = {
+      head + "Content-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked + smuggled,
+      head + "Transfer-Encoding: chunked\r\nContent-Length: 4\r\n\r\n" + chunked + smuggled,
+      head + "Content-Length: 3\r\nTransfer-Encoding : chunked\r\n\r\nd\r\n" + smuggled,
+      head + "Content-Length: 3\r\nTransfer-Encoding:\r\n chunked\r\n\r\nd\r\n" + smuggled,
+      head + "Content-Length:\r\n 13\r\n\r\n" + body + smuggled,
+      head + "Content-Length: 13\r\nContent-Length: 0\r\n\r\n" + body + smuggled,
+      head + "Transfer-Encoding: identity\r\n\r\n" + body + smuggled,
+  };
+  for (const std::string& raw : requests) {
+    CAPTURE(raw);
+    const auto started = std::chrono::steady_clock::now();
+    const std::string received = test_http::send_and_receive(server.port(), raw);
+    CHECK(answers_in(received) == std::pair<int, int>{1, 400});  // then closed: no 200
+    CHECK(received.find("Connection: close") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
+  }
+  // A plain chunked request followed by another on the same connection: both answered.
+  const std::string pipelined = head + "Transfer-Encoding: chunked\r\n\r\n" + chunked +
+                                "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                "Connection: close\r\n\r\n";
+  CHECK(answers_in(test_http::send_and_receive(server.port(), pipelined)).first == 2);
+}
+
+TEST_CASE("serve: a client that closes mid-body frees its connection at once") {
+  std::atomic<bool> hold{false};
+  serve::ServerOptions options = ephemeral();
+  options.connections_per_client = 4;
+  options.timeout_seconds = 10;
+  serve::Server server(held_echo(hold), options);
+  // Each promises 100 bytes, sends 4 and closes: 40 of them, ten times the per-client limit.
+  for (int c = 0; c < 40; ++c) {
+    const int socket_fd = open_idle(server.port());
+    const std::string raw = "POST /api/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"te";
+    CHECK(::send(socket_fd, raw.data(), raw.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(raw.size()));
+    ::close(socket_fd);
+  }
+  // The same address is answered within a second, not after the 10 s timeout.
+  const auto started = std::chrono::steady_clock::now();
+  bool answered = false;
+  while (!answered && std::chrono::steady_clock::now() - started < std::chrono::seconds(3)) {
+    answered = !test_http::send_and_receive(server.port(), "GET /api/health HTTP/1.1\r\n"
+                                                           "Host: 127.0.0.1\r\n"
+                                                           "Connection: close\r\n\r\n")
+                    .empty();
+    if (!answered) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  CHECK(answered);
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(1));
+}
+
+TEST_CASE("serve: a query of 500 arguments is answered 414 at once") {
+  std::atomic<bool> hold{false};
+  serve::Server server(held_echo(hold), ephemeral());
+  std::string path = "/api/health?a=1";
+  for (int i = 1; i < 500; ++i) path += "&a=1";
+  const auto started = std::chrono::steady_clock::now();
+  const auto answer = call(server.port(), "GET", path);
+  CHECK(answer.status == 414);
+  CHECK(nlohmann::json::parse(answer.body).at("error") ==
+        "the query (after ?) is 1999 bytes, over the 256 this server takes (no page of it reads "
+        "one)");
+  CHECK(std::chrono::steady_clock::now() - started < std::chrono::seconds(2));
+  CHECK(call(server.port(), "GET", "/api/health?a=1&b=2").status == 200);  // a short one is fine
+}
+
+TEST_CASE("serve: only the Host names it was started for, and only JSON bodies") {
+  std::atomic<bool> hold{false};
+  serve::ServerOptions options = ephemeral();
+  options.allowed_hosts = {"playground.lan"};
+  serve::Server server(held_echo(hold), options);
+  const uint16_t port = server.port();
+  const std::string at_port = ":" + std::to_string(port);
+  auto get = [&](const std::string& host) {
+    return test_http::parse(test_http::send_and_receive(
+        port, "GET / HTTP/1.1\r\n" + host + "Connection: close\r\n\r\n"));
+  };
+  for (const std::string& host : std::vector<std::string>{"127.0.0.1", "localhost" + at_port,
+                                                         "[::1]" + at_port,
+                                                         "playground.lan" + at_port}) {
+    CAPTURE(host);
+    CHECK(get("Host: " + host + "\r\n").status == 200);
+  }
+  const auto rebound = get("Host: attacker.example" + at_port + "\r\n");
+  CHECK(rebound.status == 403);
+  CHECK(nlohmann::json::parse(rebound.body).at("error").get<std::string>().find(
+            "--allow-host attacker.example") != std::string::npos);
+  CHECK(get("Host: localhost:1\r\n").status == 403);
+  CHECK(get("").status == 400);
+  // A cross-site form or fetch can send text/plain without asking: refused before it is read.
+  for (const std::string type : {"text/plain", "application/x-www-form-urlencoded", ""}) {
+    CAPTURE(type);
+    const std::string body = "{\"text\": \"x\"}";
+    const auto answer = test_http::parse(test_http::send_and_receive(
+        port, "POST /api/echo HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+                  (type.empty() ? "" : "Content-Type: " + type + "\r\n") +
+                  "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body));
+    CHECK(answer.status == 415);
+  }
+  CHECK(call(port, "POST", "/api/echo", "{\"text\": \"x\"}").status == 200);
 }

@@ -100,3 +100,18 @@ TEST_CASE("requests: fields of the types asked for, or one line naming the field
   CHECK(refusal([&] { refuse_unknown_fields({{"a\nb\"c", 1}}, {"text"}); }).second ==
         "unknown field \"a?b?c\" (the fields are \"text\")");
 }
+
+TEST_CASE("requests: a number field is any JSON number within its range") {
+  const auto request = nlohmann::json::parse(
+      R"({"t": 0.7, "one": 1, "big": 1e300, "text": "0.5", "flag": true, "low": -0.1})");
+  CHECK(number_field(request, "t", 1.0, 0.0, 2.0) == 0.7);
+  CHECK(number_field(request, "one", 0.0, 0.0, 2.0) == 1.0);
+  CHECK(number_field(request, "absent", 0.25, 0.0, 2.0) == 0.25);
+  CHECK(refusal([&] { number_field(request, "big", 1.0, 0.0, 2.0); }) ==
+        std::pair<int, std::string>{400, "the field \"big\" must be from 0.0 to 2.0, not 1e+300"});
+  CHECK(refusal([&] { number_field(request, "low", 1.0, 0.0, 2.0); }).first == 400);
+  CHECK(refusal([&] { number_field(request, "text", 1.0, 0.0, 2.0); }) ==
+        std::pair<int, std::string>{
+            400, "the field \"text\" must be a number from 0.0 to 2.0, not string"});
+  CHECK(refusal([&] { number_field(request, "flag", 1.0, 0.0, 2.0); }).first == 400);
+}
