@@ -1,6 +1,7 @@
 // tensor/safetensors.cpp — the safetensors layout: see tensor/safetensors.h for the format.
 // Lesson: docs/01-tensor.md#files
 #include "tensor/safetensors.h"
+#include "tensor/safetensors_header.h"
 
 #include <algorithm>
 #include <bit>
@@ -387,6 +388,14 @@ std::map<std::string, Tensor> load_safetensors(const std::string& path) {
 SafetensorsMetadata load_safetensors_metadata(const std::string& path) {
   std::ifstream file = open_for_reading(path);
   return read_header(file, path).metadata;
+}
+
+SafetensorsHeader load_safetensors_header(const std::string& path) {
+  std::ifstream file = open_for_reading(path);
+  SafetensorsHeader header;
+  for (const Entry& entry : read_header(file, path).entries)
+    header[entry.name] = {stored_dtype_name(entry.stored), entry.shape};
+  return header;
 }
 
 }  // namespace atencion

@@ -75,6 +75,22 @@ Bert::Bert(const BertConfig& c, Generator& generator, Init init) : config_(c) {
   }
 }
 
+ExpectedTensors expected_tensors(const BertConfig& c, bool with_head) {
+  ExpectedTensors tensors = {
+      {{"embeddings.word_embeddings.weight"}, {c.vocab, c.hidden}},
+      {{"embeddings.position_embeddings.weight"}, {c.max_positions, c.hidden}},
+      {{"embeddings.token_type_embeddings.weight"}, {c.type_vocab, c.hidden}}};
+  add_layer_norm(tensors, "embeddings.norm", c.hidden);
+  for (int64_t i = 0; i < c.layers; ++i)
+    add_transformer_layer(tensors, "encoder.layers." + std::to_string(i) + ".", c.hidden,
+                          c.intermediate);
+  if (!with_head) return tensors;
+  add_linear(tensors, "transform_dense", c.hidden, c.hidden);
+  add_layer_norm(tensors, "transform_norm", c.hidden);
+  tensors.push_back({{"output_bias"}, {c.vocab}});
+  return tensors;
+}
+
 std::string Bert::type_name() const {
   return "Bert(vocab=" + std::to_string(config_.vocab) + ", hidden=" +
          std::to_string(config_.hidden) + ", heads=" + std::to_string(config_.heads) +

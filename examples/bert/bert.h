@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 
+#include "base/io/expected_tensors.h"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
 #include "nn/layer_norm.h"
@@ -59,6 +60,11 @@ class BertEmbeddings : public nn::Module {
   std::shared_ptr<nn::LayerNorm> norm;
   std::shared_ptr<nn::Dropout> dropout;
 };
+
+// Every tensor a Bert of `config` has, by our names and shapes (with_head: the masked-LM
+// head's transform_dense, transform_norm and output_bias too): what its weights must hold
+// (check_expected_tensors, base/io/expected_tensors.h), before the model is built.
+ExpectedTensors expected_tensors(const BertConfig& config, bool with_head = true);
 
 class Bert : public nn::Module {
  public:

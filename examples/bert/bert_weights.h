@@ -24,24 +24,41 @@
 #include <map>
 #include <string>
 
+#include "base/io/expected_tensors.h"
 #include "bert/bert.h"
 #include "tensor/safetensors.h"
 
 namespace atencion::examples::bert {
 
+// What a file's header says of the model: the sizes (from the shapes: the word embeddings give
+// vocab and hidden, the positions and token types theirs, layer 0 the feed-forward width, and
+// the layers are counted), where the encoder's names start ("bert." in BertForMaskedLM, nothing
+// in BertModel) and whether the masked-LM head is there (cls.predictions.*). The heads are
+// hidden / 64 until config.json says (bert_directory.h).
+struct HuggingFaceBertLayout {
+  BertConfig config;
+  std::string prefix;
+  bool has_head = false;
+};
+// Throws std::invalid_argument "<where>: no tensor '<name>'" when an embedding or layer 0's
+// feed-forward is missing or not 2-D.
+HuggingFaceBertLayout hugging_face_bert_layout(const SafetensorsHeader& header,
+                                               const std::string& where);
+// expected_tensors(config) (bert.h) under Hugging Face's names, each with its older spelling
+// (LayerNorm gamma and beta) and the head's only when the file has it: what
+// check_expected_tensors compares the header with.
+ExpectedTensors hugging_face_bert_tensors(const HuggingFaceBertLayout& layout);
+
+// The weights of `tensors` (as load_safetensors returns them, already checked against
+// hugging_face_bert_tensors) under our names, in `dtype`.
+NamedTensors read_hugging_face_bert(const std::map<std::string, Tensor>& tensors,
+                                    const HuggingFaceBertLayout& layout, DType dtype);
+
 struct HuggingFaceBert {
-  BertConfig config;     // sizes read from the shapes; heads and eps as given
-  NamedTensors weights;  // under our names, in `dtype`; the head's only when has_head
+  BertConfig config;
+  NamedTensors weights;   // under our names; the head's only when has_head
   bool has_head = false;  // BertForMaskedLM (or pre-training) layout: cls.predictions.* present
 };
-
-// `tensors` as load_safetensors returns them; `heads`: config.json's num_attention_heads (0:
-// hidden / 64, as every published BERT); `where` names the file in errors. Throws
-// std::invalid_argument "<where>: no tensor '<name>'" or "<where>: '<name>' has shape [..], not
-// [..] (<what fixes it>)" for a missing or wrong-shaped tensor.
-HuggingFaceBert read_hugging_face_bert(const std::map<std::string, Tensor>& tensors,
-                                       int64_t heads, double layer_norm_eps, DType dtype,
-                                       const std::string& where);
 
 // Loads the weights into a Bert built from hf.config (has_head false: the head keeps its
 // initial values).

@@ -120,15 +120,11 @@ serve::Service fill_mask_service(const MaskedLanguageModel& lm, const std::strin
                {"top_k_max", kLargestServedTopK}};
   serve::Service service;
   service.page = explorer::page_html(page);
-  service.info = {{"model", model_name},
-                  {"family", "BERT (encoder-only masked language model)"},
-                  {"hidden", lm.config.hidden},
-                  {"heads", lm.config.heads},
-                  {"layers", lm.config.layers},
-                  {"vocab", lm.config.vocab},
-                  {"max_positions", lm.config.max_positions},
-                  {"longest_text_pieces", longest},
-                  {"largest_top_k", kLargestServedTopK}};
+  service.info = config_to_json(lm.config);  // the config's fields, as config.json has them
+  service.info.update({{"model", model_name},
+                       {"family", "BERT (encoder-only masked language model)"},
+                       {"longest_text_pieces", longest},
+                       {"largest_top_k", kLargestServedTopK}});
   service.endpoints = {{"fill-mask",
                         [](const nlohmann::json& request) { (void)read_fill_mask_request(request); }}};
   service.run_batch = [&lm](const std::string& /*endpoint*/,

@@ -8,6 +8,8 @@
 #include "autograd/ops.h"
 #include "bert/bert_directory.h"
 #include "base/data/shuffle.h"
+#include "base/io/config_fields.h"
+#include "base/io/expected_tensors.h"
 #include "base/io/json_fields.h"
 #include "bert/masking.h"
 #include "nn/loss.h"
@@ -65,14 +67,10 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
     throw std::runtime_error(where + ": pieces.model has " + std::to_string(pieces->vocab_size()) +
                              " pieces with [MASK], config.json's vocab is " +
                              std::to_string(config.vocab));
-  // The sizes must match the weights before the model is built (they could ask for gigabytes).
-  for (const auto& [name, tensor] : checkpoint.model)
-    if (name == "embeddings.word_embeddings.weight" &&
-        tensor.shape() != Shape{config.vocab, config.hidden})
-      throw std::runtime_error(where + ": '" + name + "' has shape " +
-                               shape_to_string(tensor.shape()) + ", config.json says [" +
-                               std::to_string(config.vocab) + ", " + std::to_string(config.hidden) +
-                               "]");
+  // Every tensor against the config before the model is built (sizes that do not match the
+  // weights could ask for gigabytes).
+  check_expected_tensors(header_of(checkpoint.model), expected_tensors(config),
+                         where + "/model.safetensors");
   Generator generator(0);  // replaced by the checkpoint's weights
   auto model = std::make_shared<Bert>(config, generator, Bert::Init::ForLoading);
   try {
@@ -216,31 +214,28 @@ MaskedScore score_masked(const MaskedLanguageModel& lm,
           static_cast<double>(correct) / static_cast<double>(masked), masked};
 }
 
-nlohmann::json config_to_json(const BertConfig& config) {
-  return {{"vocab", config.vocab},
-          {"hidden", config.hidden},
-          {"heads", config.heads},
-          {"layers", config.layers},
-          {"intermediate", config.intermediate},
-          {"max_positions", config.max_positions},
-          {"type_vocab", config.type_vocab},
-          {"dropout", config.dropout},
-          {"layer_norm_eps", config.layer_norm_eps}};
+const ConfigFields<BertConfig>& config_fields() {
+  // Far above any size a save writes; each bounds what a config can ask to allocate.
+  static const ConfigFields<BertConfig> fields{
+      .integers = {{"vocab", &BertConfig::vocab, 1, 1 << 24},
+                   {"hidden", &BertConfig::hidden, 1, 1 << 16},
+                   {"heads", &BertConfig::heads, 1, 1 << 16},
+                   {"layers", &BertConfig::layers, 1, 1024},
+                   {"intermediate", &BertConfig::intermediate, 1, 1 << 18},
+                   {"max_positions", &BertConfig::max_positions, 1, 1 << 16},
+                   {"type_vocab", &BertConfig::type_vocab, 1, 1024}},
+      .numbers = {{"dropout", &BertConfig::dropout, 0.0, 0.99, false},
+                  {"layer_norm_eps", &BertConfig::layer_norm_eps, 0.0, 1.0, true}},
+      .booleans = {}};
+  return fields;
 }
 
+nlohmann::json config_to_json(const BertConfig& config) { return config_fields().to_json(config); }
+
 BertConfig config_from_json(const nlohmann::json& json) {
-  constexpr int64_t kMost = 1 << 24;  // far above any size a save writes
   BertConfig config;
   try {
-    config.vocab = integer_field(json, "vocab", 1, kMost);
-    config.hidden = integer_field(json, "hidden", 1, 1 << 16);
-    config.heads = integer_field(json, "heads", 1, config.hidden);
-    config.layers = integer_field(json, "layers", 1, 1024);
-    config.intermediate = integer_field(json, "intermediate", 1, 1 << 18);
-    config.max_positions = integer_field(json, "max_positions", 1, 1 << 16);
-    config.type_vocab = integer_field(json, "type_vocab", 1, 1024);
-    config.dropout = number_field(json, "dropout", 0.0, 0.99);
-    config.layer_norm_eps = number_field(json, "layer_norm_eps", 0.0, 1.0, true);
+    config = config_fields().from_json(json);
     if (config.hidden % config.heads != 0)
       throw std::invalid_argument("hidden " + std::to_string(config.hidden) +
                                   " is not a multiple of heads " + std::to_string(config.heads));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/checkpoints/checkpoint.h"
+#include "base/io/config_fields.h"
 #include "bert/pieces.h"
 #include "bert/bert.h"
 
@@ -75,6 +76,9 @@ MaskedScore score_masked(const MaskedLanguageModel& model,
                          const std::vector<std::vector<int64_t>>& sentences, uint64_t seed,
                          int64_t max_tokens);
 
+// The config's fields, each once (base/io/config_fields.h): config.json's "model" section is
+// written and read through them, and serve's /api/info shows them.
+const ConfigFields<BertConfig>& config_fields();
 nlohmann::json config_to_json(const BertConfig& config);
 BertConfig config_from_json(const nlohmann::json& json);
 

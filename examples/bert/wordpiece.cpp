@@ -11,9 +11,10 @@
 namespace atencion::examples::bert {
 namespace {
 
-bool is_space(char32_t c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || unicode::is_space_separator(c);
-}
+// Unicode's White_Space property, as Hugging Face's BERT tokenizers split: the ASCII spaces,
+// the Zs spaces and the line and paragraph separators U+2028 and U+2029 ("hello\u2028world" is
+// two words). The controls among them (U+0085) are dropped before this is asked.
+bool is_space(char32_t c) { return unicode::is_white_space(c); }
 bool is_control(char32_t c) {
   return c != '\t' && c != '\n' && c != '\r' && unicode::is_control(c);
 }

@@ -104,22 +104,24 @@ std::vector<nn::KeyValueCache> GPT::make_cache(int64_t rows, int64_t positions,
   return cache;
 }
 
-nlohmann::json config_to_json(const GPTConfig& config) {
-  return {{"vocab", config.vocab},     {"context", config.context},
-          {"d_model", config.d_model}, {"heads", config.heads},
-          {"layers", config.layers},   {"dropout", config.dropout}};
+const ConfigFields<GPTConfig>& config_fields() {
+  static const ConfigFields<GPTConfig> fields{
+      .integers = {{"vocab", &GPTConfig::vocab, 1, std::numeric_limits<int64_t>::max()},
+                   {"context", &GPTConfig::context, 1, 1 << 16},
+                   {"d_model", &GPTConfig::d_model, 1, 1 << 16},
+                   {"heads", &GPTConfig::heads, 1, 1 << 16},
+                   {"layers", &GPTConfig::layers, 1, 1024}},
+      .numbers = {{"dropout", &GPTConfig::dropout, 0.0, 0.99, false}},
+      .booleans = {}};
+  return fields;
 }
 
+nlohmann::json config_to_json(const GPTConfig& config) { return config_fields().to_json(config); }
+
 GPTConfig config_from_json(const nlohmann::json& json, const std::string& where) {
-  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
   GPTConfig config;
   try {
-    config.vocab = integer_field(json, "vocab", 1, kMost);
-    config.context = integer_field(json, "context", 1, 1 << 16);
-    config.d_model = integer_field(json, "d_model", 1, 1 << 16);
-    config.heads = integer_field(json, "heads", 1, config.d_model);
-    config.layers = integer_field(json, "layers", 1, 1024);
-    config.dropout = number_field(json, "dropout", 0.0, 0.99);
+    config = config_fields().from_json(json);
     if (config.d_model % config.heads != 0)
       throw std::invalid_argument("d_model " + std::to_string(config.d_model) +
                                   " is not a multiple of heads " + std::to_string(config.heads));
@@ -129,41 +131,13 @@ GPTConfig config_from_json(const nlohmann::json& json, const std::string& where)
   return config;
 }
 
-void check_weights(const GPTConfig& c, const NamedTensors& weights, const std::string& where) {
-  const int64_t d = c.d_model, ff = 4 * c.d_model;
-  std::vector<std::pair<std::string, Shape>> expected = {
-      {"token_embedding.weight", {c.vocab, d}}, {"position_embedding.weight", {c.context, d}}};
-  for (int64_t i = 0; i < c.layers; ++i) {
-    const std::string layer = "layers." + std::to_string(i) + ".";
-    for (const char* projection : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
-      expected.push_back({layer + "self_attn." + projection + ".weight", {d, d}});
-      expected.push_back({layer + "self_attn." + projection + ".bias", {d}});
-    }
-    expected.push_back({layer + "feed_forward.linear1.weight", {ff, d}});
-    expected.push_back({layer + "feed_forward.linear1.bias", {ff}});
-    expected.push_back({layer + "feed_forward.linear2.weight", {d, ff}});
-    expected.push_back({layer + "feed_forward.linear2.bias", {d}});
-    for (const char* norm : {"norm1", "norm2"}) {
-      expected.push_back({layer + norm + ".weight", {d}});
-      expected.push_back({layer + norm + ".bias", {d}});
-    }
-  }
-  expected.push_back({"final_norm.weight", {d}});
-  expected.push_back({"final_norm.bias", {d}});
-  for (const auto& [name, shape] : expected) {
-    const Tensor* found = nullptr;
-    for (const auto& [weight_name, tensor] : weights)
-      if (weight_name == name) found = &tensor;
-    if (found == nullptr) throw std::runtime_error(where + ": no tensor '" + name + "'");
-    if (found->shape() != shape)
-      throw std::runtime_error(where + ": tensor '" + name + "' has shape " +
-                               shape_to_string(found->shape()) + ", expected " +
-                               shape_to_string(shape));
-  }
-  if (weights.size() != expected.size())
-    throw std::runtime_error(where + ": " + std::to_string(weights.size()) + " tensors, a GPT of " +
-                             std::to_string(c.layers) + " layers has " +
-                             std::to_string(expected.size()));
+ExpectedTensors expected_tensors(const GPTConfig& c) {
+  ExpectedTensors tensors = {{{"token_embedding.weight"}, {c.vocab, c.d_model}},
+                             {{"position_embedding.weight"}, {c.context, c.d_model}}};
+  for (int64_t i = 0; i < c.layers; ++i)
+    add_transformer_layer(tensors, "layers." + std::to_string(i) + ".", c.d_model, 4 * c.d_model);
+  add_layer_norm(tensors, "final_norm", c.d_model);
+  return tensors;
 }
 
 }  // namespace atencion::examples::gpt

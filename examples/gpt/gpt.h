@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "base/io/config_fields.h"
+#include "base/io/expected_tensors.h"
 #include "nlohmann/json.hpp"
 #include "nn/dropout.h"
 #include "nn/embedding.h"
@@ -81,12 +83,15 @@ class GPT : public nn::Module {
   GPTConfig config_;
 };
 
+// The config's fields, each once (base/io/config_fields.h): config.json's "model" section is
+// written and read through them.
+const ConfigFields<GPTConfig>& config_fields();
 nlohmann::json config_to_json(const GPTConfig& config);
 // Each field checked (whole numbers ≥ 1, d_model a multiple of heads, dropout in [0, 1));
 // throws std::runtime_error "<where>: config.json: ...".
 GPTConfig config_from_json(const nlohmann::json& json, const std::string& where);
-// Refuses (std::runtime_error naming `where`, the tensor, expected and found shapes) weights
-// whose names or shapes are not those of a GPT of `config`, before one is built.
-void check_weights(const GPTConfig& config, const NamedTensors& weights, const std::string& where);
+// Every tensor a GPT of `config` has, by name and shape: what its weights must hold
+// (check_expected_tensors, base/io/expected_tensors.h), checked before one is built.
+ExpectedTensors expected_tensors(const GPTConfig& config);
 
 }  // namespace atencion::examples::gpt

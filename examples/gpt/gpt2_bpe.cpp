@@ -8,6 +8,7 @@
 #include "base/data/unicode_classes.h"
 #include "base/data/utf8.h"
 #include "base/io/file_checks.h"
+#include "base/io/model_directory.h"
 #include "nlohmann/json.hpp"
 
 namespace atencion::examples::gpt {
@@ -104,6 +105,7 @@ std::vector<std::string_view> Gpt2Bpe::pretokenize(std::string_view text) {
 Gpt2Bpe Gpt2Bpe::parse(std::string_view vocab_json, std::string_view merges,
                        const std::string& vocab_name, const std::string& merges_name) {
   Gpt2Bpe bpe;
+  bpe.vocab_file_ = vocab_name;
   nlohmann::json vocab;
   try {
     vocab = nlohmann::json::parse(vocab_json);
@@ -152,13 +154,16 @@ Gpt2Bpe Gpt2Bpe::parse(std::string_view vocab_json, std::string_view merges,
 }
 
 Gpt2Bpe Gpt2Bpe::load(const std::string& dir) {
+  constexpr const char* kHolds =
+      "GPT-2's tokenizer is vocab.json and merges.txt, or encoder.json and vocab.bpe";
   namespace fs = std::filesystem;
   for (const auto& [vocab, merges] : {std::pair{"vocab.json", "merges.txt"},
                                       std::pair{"encoder.json", "vocab.bpe"}}) {
     const std::string vocab_path = (fs::path(dir) / vocab).string();
     const std::string merges_path = (fs::path(dir) / merges).string();
-    if (fs::exists(vocab_path) || fs::exists(merges_path))
-      return parse(read_file(vocab_path), read_file(merges_path), vocab_path, merges_path);
+    if (model_file_present(dir, vocab) || model_file_present(dir, merges))  // a FIFO: refused
+      return parse(read_file(model_file(dir, vocab, kHolds)),
+                   read_file(model_file(dir, merges, kHolds)), vocab_path, merges_path);
   }
   throw std::runtime_error(dir + ": no GPT-2 tokenizer (vocab.json and merges.txt, or "
                            "encoder.json and vocab.bpe)");

@@ -44,6 +44,9 @@ class Gpt2Bpe {
   // split across ids). Throws std::invalid_argument for an id outside the vocabulary.
   std::string decode(const std::vector<int64_t>& ids) const;
   int64_t vocab_size() const { return static_cast<int64_t>(symbols_.size()); }
+  // The file the vocabulary was read from ("<dir>/vocab.json" or "<dir>/encoder.json"), for
+  // messages.
+  const std::string& vocab_file() const { return vocab_file_; }
   // The id of "<|endoftext|>" (50256 in GPT-2's files), or of "\n" in files without it.
   int64_t end_of_text_id() const;
 
@@ -59,6 +62,7 @@ class Gpt2Bpe {
   std::vector<std::string> symbols_;                // id -> symbol string
   std::map<std::pair<std::string, std::string>, int64_t> ranks_;  // merge pair -> rank
   std::unordered_map<std::string, unsigned char> bytes_of_symbol_;  // "Ġ" -> ' '
+  std::string vocab_file_;
 };
 
 }  // namespace atencion::examples::gpt

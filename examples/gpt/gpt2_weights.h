@@ -28,12 +28,24 @@
 #include <string>
 
 #include "gpt/gpt.h"
+#include "base/io/expected_tensors.h"
 #include "tensor/safetensors.h"
+#include "tensor/safetensors_header.h"
 
 namespace atencion::examples::gpt {
 
-// The config a GPT-2 directory describes (config.json if present, else the weights' shapes).
-GPTConfig gpt2_config(const std::string& dir, const std::map<std::string, Tensor>& weights);
+// The config a GPT-2 directory describes: the sizes from model.safetensors' header (the
+// embeddings' shapes, the layers counted), n_head from config.json (else d_model / 64). Where
+// config.json gives a size it must agree with the shapes, and what the model computes must be
+// GPT-2's (activation_function "gelu_new", layer_norm_epsilon 1e-05, scale_attn_weights true,
+// no per-layer scaling, n_inner null or 4 × n_embd): otherwise std::runtime_error
+// "<dir>/config.json: '<field>' is <value>, not <what this GPT computes>".
+GPTConfig gpt2_config(const std::string& dir, const SafetensorsHeader& header);
+
+// GPT-2's tensors of a model of `config` in Hugging Face's names (the table above), with or
+// without the "transformer." prefix: what check_expected_tensors compares the header with
+// (lm_head.weight and the attention's mask buffers may be there too, and are not read).
+ExpectedTensors gpt2_expected_tensors(const GPTConfig& config);
 
 // Our names and tensors for Hugging Face's `weights` of a model of `config`, converted to
 // `dtype`. Throws std::runtime_error "<file>: tensor '<name>': expected shape [...], found
@@ -41,7 +53,9 @@ GPTConfig gpt2_config(const std::string& dir, const std::map<std::string, Tensor
 NamedTensors from_gpt2_layout(const GPTConfig& config, const std::map<std::string, Tensor>& weights,
                               const std::string& file, DType dtype);
 
-// A GPT with GPT-2's weights from `dir`, in eval mode.
+// A GPT with GPT-2's weights from `dir`, in eval mode. Every file is a regular one (a FIFO is
+// refused by name), and every tensor's name, dtype and shape is checked on the header before
+// any data is read (an I64 tensor where a weight belongs is refused, naming it).
 std::shared_ptr<GPT> load_gpt2(const std::string& dir, DType dtype = DType::Float32);
 
 }  // namespace atencion::examples::gpt

@@ -19,7 +19,8 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
                              "\"tokenizer\"; atencion-gpt train writes them)");
   const GPTConfig config = config_from_json(checkpoint.config.at("model"), where);
   // Before the model is built: sizes that do not match the weights could ask for gigabytes.
-  check_weights(config, checkpoint.model, where + "/model.safetensors");
+  check_expected_tensors(header_of(checkpoint.model), expected_tensors(config),
+                         where + "/model.safetensors");
   // Built without an initialisation: every weight is replaced.
   Generator generator = Generator::skipping_tensor_draws();
   auto model = std::make_shared<GPT>(config, generator);
@@ -77,8 +78,16 @@ LanguageModel::Score LanguageModel::score(
 }
 
 LanguageModel load_language_model(const std::string& model_dir, const std::string& gpt2_dir) {
-  if (!gpt2_dir.empty())
-    return LanguageModel{load_gpt2(gpt2_dir), TextTokenizer::gpt2(Gpt2Bpe::load(gpt2_dir))};
+  if (!gpt2_dir.empty()) {
+    Gpt2Bpe bpe = Gpt2Bpe::load(gpt2_dir);
+    std::shared_ptr<GPT> model = load_gpt2(gpt2_dir);
+    // A tokenizer one entry short would let sampling draw an id it cannot decode.
+    if (bpe.vocab_size() != model->config().vocab)
+      throw std::runtime_error(bpe.vocab_file() + ": " + std::to_string(bpe.vocab_size()) +
+                               " tokens, but the model's wte.weight has " +
+                               std::to_string(model->config().vocab) + " rows");
+    return LanguageModel{std::move(model), TextTokenizer::gpt2(std::move(bpe))};
+  }
   return LanguageModel::from_checkpoint(load_checkpoint(model_dir));
 }
 

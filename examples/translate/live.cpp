@@ -193,16 +193,13 @@ serve::Service translate_service(const Translator& translator, const std::string
                {"beam_max", kLargestServedBeam}};
   serve::Service service;
   service.page = explorer::page_html(page);
-  service.info = {{"model", model},
-                  {"family", "translator (Spanish → English)"},
-                  {"d_model", config.d_model},
-                  {"heads", config.heads},
-                  {"encoder_layers", config.encoder_layers},
-                  {"decoder_layers", config.decoder_layers},
-                  {"max_len", config.max_len},
-                  {"longest_text_pieces", longest_source(translator)},
-                  {"largest_beam", kLargestServedBeam},
-                  {"max_output_pieces", std::min<int64_t>(max_length, config.max_len - 1)}};
+  service.info = config_to_json(config);  // the config's fields, as config.json has them
+  service.info.update(
+      {{"model", model},
+       {"family", "translator (Spanish → English)"},
+       {"longest_text_pieces", longest_source(translator)},
+       {"largest_beam", kLargestServedBeam},
+       {"max_output_pieces", std::min<int64_t>(max_length, config.max_len - 1)}});
   service.endpoints = {{"translate",
                         [](const nlohmann::json& request) { (void)read_translate_request(request); },
                         /*streams=*/true}};

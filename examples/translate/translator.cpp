@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "base/io/expected_tensors.h"
 #include "base/io/json_fields.h"
 #include "nlohmann/json.hpp"
 #include "nn/loss.h"
@@ -32,51 +33,20 @@ Translator Translator::create(nn::TransformerConfig config, Tokenizer source_tok
                     std::move(target_tokenizer)};
 }
 
-void check_config_matches_weights(const nn::TransformerConfig& config, const NamedTensors& weights,
-                                  const std::string& where) {
-  auto refuse = [&](const std::string& problem) {
-    throw std::invalid_argument(where + ": config.json does not match model.safetensors: " +
-                                problem);
-  };
-  auto shape_of = [&](const std::string& name) -> const Shape* {
-    for (const auto& [weight_name, tensor] : weights)
-      if (weight_name == name) return &tensor.shape();
-    return nullptr;
-  };
-  // The sizes each weight's shape fixes: [rows, columns] by config field.
-  auto expect = [&](const std::string& name, int64_t rows, const char* rows_field,
-                    int64_t columns) {
-    const Shape* shape = shape_of(name);
-    if (shape == nullptr) refuse("no tensor '" + name + "'");
-    if (*shape != Shape{rows, columns})
-      refuse(std::string(rows_field) + " " + std::to_string(rows) + ", d_model " +
-             std::to_string(columns) + ", but '" + name + "' has shape " +
-             shape_to_string(*shape));
-  };
-  expect("src_embedding.weight", config.src_vocab, "src_vocab", config.d_model);
-  expect("tgt_embedding.weight", config.tgt_vocab, "tgt_vocab", config.d_model);
-  using Stack = std::pair<std::string, int64_t>;
-  for (const auto& [stack, layers] :
-       {Stack{"encoder", config.encoder_layers}, Stack{"decoder", config.decoder_layers}}) {
-    const std::string last = stack + ".layers." + std::to_string(layers - 1) + ".";
-    const std::string past = stack + ".layers." + std::to_string(layers) + ".";
-    if (layers < 1 || shape_of(last + "norm1.weight") == nullptr ||
-        shape_of(past + "norm1.weight") != nullptr)
-      refuse(stack + "_layers " + std::to_string(layers) + " is not the number of " + stack +
-             " layers in the weights");
-    expect(stack + ".layers.0.feed_forward.linear1.weight", config.d_ff, "d_ff", config.d_model);
+ExpectedTensors expected_tensors(const nn::TransformerConfig& c) {
+  ExpectedTensors tensors = {{{"src_embedding.weight"}, {c.src_vocab, c.d_model}},
+                             {{"tgt_embedding.weight"}, {c.tgt_vocab, c.d_model}}};
+  for (int64_t i = 0; i < c.encoder_layers; ++i)
+    add_transformer_layer(tensors, "encoder.layers." + std::to_string(i) + ".", c.d_model, c.d_ff);
+  for (int64_t i = 0; i < c.decoder_layers; ++i)
+    add_transformer_layer(tensors, "decoder.layers." + std::to_string(i) + ".", c.d_model, c.d_ff,
+                          /*cross_attention=*/true);
+  if (c.norm_first || c.final_norm) {
+    add_layer_norm(tensors, "encoder.norm", c.d_model);
+    add_layer_norm(tensors, "decoder.norm", c.d_model);
   }
-  if ((shape_of("output_projection.weight") == nullptr) != config.tie_target_embeddings)
-    refuse(std::string("tie_target_embeddings is ") +
-           (config.tie_target_embeddings ? "true, but the weights have"
-                                         : "false, but the weights have no") +
-           " 'output_projection.weight'");
-  // The positional-encoding table (max_len × d_model) is computed, not stored: bound it.
-  if (config.max_len < 1 || config.max_len > kLongestMaxLen)
-    refuse("max_len " + std::to_string(config.max_len) + " is not in [1, " +
-           std::to_string(kLongestMaxLen) + "]");
-  if (!(config.dropout >= 0 && config.dropout < 1))
-    refuse("dropout " + std::to_string(config.dropout) + " is not in [0, 1)");
+  if (!c.tie_target_embeddings) add_linear(tensors, "output_projection", c.tgt_vocab, c.d_model);
+  return tensors;
 }
 
 Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {
@@ -85,7 +55,8 @@ Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {
     throw std::runtime_error(where + "/config.json: no \"model\" section");
   nn::TransformerConfig config = config_from_json(checkpoint.config.at("model"));
   // Before the model is built: sizes that do not match the weights could ask for gigabytes.
-  check_config_matches_weights(config, checkpoint.model, where);
+  check_expected_tensors(header_of(checkpoint.model), expected_tensors(config),
+                         where + "/model.safetensors");
   Generator generator(0);  // the weights are replaced by the checkpoint's
   auto model = std::make_shared<nn::Transformer>(config, generator);
   try {
@@ -135,43 +106,36 @@ CheckpointData Translator::to_checkpoint() const {
   return data;
 }
 
+const ConfigFields<nn::TransformerConfig>& config_fields() {
+  using Config = nn::TransformerConfig;
+  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
+  static const ConfigFields<Config> fields{
+      .integers = {{"src_vocab", &Config::src_vocab, 1, kMost},
+                   {"tgt_vocab", &Config::tgt_vocab, 1, kMost},
+                   {"d_model", &Config::d_model, 1, kMost},
+                   {"heads", &Config::heads, 1, kMost},
+                   {"encoder_layers", &Config::encoder_layers, 1, 1024},
+                   {"decoder_layers", &Config::decoder_layers, 1, 1024},
+                   {"d_ff", &Config::d_ff, 1, kMost},
+                   {"max_len", &Config::max_len, 1, kLongestMaxLen},
+                   {"padding_idx", &Config::padding_idx, -1, kMost}},
+      .numbers = {{"dropout", &Config::dropout, 0.0, 0.99, false}},  // what --dropout accepts
+      .booleans = {{"norm_first", &Config::norm_first},
+                   {"tie_target_embeddings", &Config::tie_target_embeddings}}};
+  return fields;
+}
+
 nlohmann::json config_to_json(const nn::TransformerConfig& config) {
-  return {{"src_vocab", config.src_vocab},
-          {"tgt_vocab", config.tgt_vocab},
-          {"d_model", config.d_model},
-          {"heads", config.heads},
-          {"encoder_layers", config.encoder_layers},
-          {"decoder_layers", config.decoder_layers},
-          {"d_ff", config.d_ff},
-          {"dropout", config.dropout},
-          {"max_len", config.max_len},
-          {"norm_first", config.norm_first},
-          {"tie_target_embeddings", config.tie_target_embeddings},
-          {"padding_idx", config.padding_idx}};
+  return config_fields().to_json(config);
 }
 
 nn::TransformerConfig config_from_json(const nlohmann::json& json) {
-  // Each field as a save writes it: sizes are whole numbers of at least 1 (16.5 is refused,
-  // not read as 16). Whether they fit the weights is check_config_matches_weights' job.
-  constexpr int64_t kMost = std::numeric_limits<int64_t>::max();
-  nn::TransformerConfig config;
+  // Whether the sizes fit the weights is expected_tensors' and check_expected_tensors' job.
   try {
-    config.src_vocab = integer_field(json, "src_vocab", 1, kMost);
-    config.tgt_vocab = integer_field(json, "tgt_vocab", 1, kMost);
-    config.d_model = integer_field(json, "d_model", 1, kMost);
-    config.heads = integer_field(json, "heads", 1, kMost);
-    config.encoder_layers = integer_field(json, "encoder_layers", 1, kMost);
-    config.decoder_layers = integer_field(json, "decoder_layers", 1, kMost);
-    config.d_ff = integer_field(json, "d_ff", 1, kMost);
-    config.dropout = number_field(json, "dropout", 0.0, 0.99);  // the range --dropout accepts
-    config.max_len = integer_field(json, "max_len", 1, kMost);
-    config.norm_first = boolean_field(json, "norm_first");
-    config.tie_target_embeddings = boolean_field(json, "tie_target_embeddings");
-    config.padding_idx = integer_field(json, "padding_idx", -1, kMost);
+    return config_fields().from_json(json);
   } catch (const std::invalid_argument& error) {
     throw std::runtime_error(std::string("config.json: bad model config: ") + error.what());
   }
-  return config;
 }
 
 }  // namespace atencion::examples::translate

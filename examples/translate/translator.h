@@ -12,6 +12,8 @@
 
 #include "base/data/batching.h"
 #include "base/checkpoints/checkpoint.h"
+#include "base/io/config_fields.h"
+#include "base/io/expected_tensors.h"
 #include "nn/transformer.h"
 #include "base/data/tokenizer.h"
 
@@ -49,13 +51,19 @@ struct Translator {
   CheckpointData to_checkpoint() const;
 };
 
-// Refuses (std::invalid_argument naming `where`, config.json and the field) a config whose
-// sizes differ from the weights' shapes, before any model is built from it: vocabularies,
-// d_model, d_ff, layer counts, tied embeddings; and a max_len or dropout out of range.
 constexpr int64_t kLongestMaxLen = 1 << 16;  // positions; sentences are far shorter
-void check_config_matches_weights(const nn::TransformerConfig& config, const NamedTensors& weights,
-                                  const std::string& where);
 
+// Every tensor a Transformer of `config` has (nn/transformer.h: the embeddings, each encoder
+// and decoder layer, the final norms of a pre-norm model, the output projection unless tied),
+// by name and shape: what a checkpoint's weights must hold (check_expected_tensors,
+// base/io/expected_tensors.h), checked before any model is built from the config.
+ExpectedTensors expected_tensors(const nn::TransformerConfig& config);
+
+// The config's fields, each once (base/io/config_fields.h): config.json's "model" section is
+// written and read through them, and serve's /api/info shows them. Each is read only as a save
+// writes it (16.5 is not read as 16), in the range a model can be built with (max_len up to
+// kLongestMaxLen, at most 1024 layers of each kind).
+const ConfigFields<nn::TransformerConfig>& config_fields();
 nlohmann::json config_to_json(const nn::TransformerConfig& config);
 nn::TransformerConfig config_from_json(const nlohmann::json& json);
 

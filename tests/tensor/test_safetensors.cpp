@@ -14,6 +14,7 @@
 #include <string>
 
 #include "tensor/safetensors.h"
+#include "tensor/safetensors_header.h"
 
 using namespace atencion;
 using Catch::Matchers::Contains;
@@ -411,4 +412,20 @@ TEST_CASE("safetensors: hostile headers end in the loader's own short error", "[
                         R"("data_offsets":[0,0]},"v":{"dtype":"F32","shape":[2],)"
                         R"("data_offsets":[0,8]}})"),
              Contains(prefix + "tensor 'w': shape [0,4611686018427387904,4] is too large"));
+}
+
+TEST_CASE("safetensors: the header alone gives each tensor's stored dtype and shape",
+          "[safetensors]") {
+  TemporaryDirectory dir;
+  const std::string path = dir.file("model.safetensors");
+  save_safetensors(path, NamedTensors{{"weight", Tensor::zeros({2, 3})},
+                                      {"ids", Tensor::zeros({4}, DType::Int64)}},
+                   {}, {StoredFloats::BF16});
+  CHECK(load_safetensors_header(path) ==
+        SafetensorsHeader{{"weight", {"BF16", {2, 3}}}, {"ids", {"I64", {4}}}});
+  // A damaged header is refused as load_safetensors refuses it, with no data read.
+  write_bytes(path, assemble("{\"w\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": "
+                             "[0, 8]}}",
+                             data_bytes(4)));
+  CHECK_THROWS_WITH(load_safetensors_header(path), Contains("end past the data section of 4 bytes"));
 }

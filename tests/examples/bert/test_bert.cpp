@@ -1,10 +1,11 @@
-// Tests for examples/bert/bert.cpp: the masked-LM loss is the cross-entropy of the head's logits at the
-// labelled positions, its gradient is that of the composed ops, and the key-padding mask keeps
-// padding from changing the real positions.
+// Tests for examples/bert/bert.cpp: the masked-LM loss is the cross-entropy of the head's logits
+// at the labelled positions, its gradient is that of the composed ops, the key-padding mask keeps
+// padding from changing the real positions, and expected_tensors lists the model's tensors.
 #include <catch2/catch.hpp>
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
+#include "base/io/expected_tensors.h"
 #include "bert/bert.h"
 #include "nn/loss.h"
 #include "nn/masks.h"
@@ -87,4 +88,18 @@ TEST_CASE("bert: gradcheck of the masked-LM loss w.r.t. every parameter in float
       {}, model.parameters());
   INFO(result.message);
   REQUIRE(result.ok);
+}
+TEST_CASE("BERT: expected_tensors lists every tensor of the model, with and without the head",
+          "[bert][expected_tensors]") {
+  Generator generator(0);
+  const bert::Bert model(tiny(), generator);
+  const NamedTensors state = model.state_dict();
+  CHECK(bert::expected_tensors(tiny()).size() == state.size());
+  CHECK_NOTHROW(examples::check_expected_tensors(examples::header_of(state),
+                                                 bert::expected_tensors(tiny()), "model"));
+  NamedTensors encoder_only;
+  for (const auto& [name, tensor] : state)
+    if (name.rfind("transform_", 0) != 0 && name != "output_bias") encoder_only.emplace_back(name, tensor);
+  CHECK_NOTHROW(examples::check_expected_tensors(
+      examples::header_of(encoder_only), bert::expected_tensors(tiny(), /*with_head=*/false), "model"));
 }

@@ -75,3 +75,17 @@ TEST_CASE("wordpiece: a vocabulary without a special piece, or with a piece twic
   const WordPiece small = WordPiece::from_text("[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n[MASK]\r\nhi\r\n", "v");
   CHECK(small.encode("Hi HI hello") == std::vector<int64_t>{5, 5, 1});
 }
+
+TEST_CASE("wordpiece: every White_Space character splits words, the line and paragraph "
+          "separators too") {
+  // Hugging Face's BERT tokenizers (the Rust normalizer and pre-tokenizer) split on Unicode's
+  // White_Space property: U+2028 and U+2029 are spaces (Zl, Zp), not part of a word.
+  CHECK(basic_tokens("hello\u2028world") == std::vector<std::string>{"hello", "world"});
+  CHECK(basic_tokens("hello\u2029world") == std::vector<std::string>{"hello", "world"});
+  CHECK(basic_tokens("a\u3000b\u00a0c") == std::vector<std::string>{"a", "b", "c"});  // Zs
+  // U+0085 is a control character (Cc) before it is a space: dropped, as Hugging Face's
+  // normalizer drops it.
+  CHECK(basic_tokens("a\u0085b") == std::vector<std::string>{"ab"});
+  CHECK(joined(fixture_vocabulary().tokenize("hello\u2028world")) ==
+        joined(fixture_vocabulary().tokenize("hello world")));
+}

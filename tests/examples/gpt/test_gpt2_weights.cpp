@@ -9,6 +9,7 @@
 #include "gpt/gpt2_weights.h"
 
 using namespace atencion;
+using namespace atencion::examples;
 using namespace atencion::examples::gpt;
 
 namespace {
@@ -31,7 +32,10 @@ TEST_CASE("GPT-2 weights: the logits of torch's forward, 1e-12 in float64, 1e-4 
 TEST_CASE("GPT-2 weights: a missing or wrong-shaped tensor is named with both shapes",
           "[gpt2_weights]") {
   auto weights = load_safetensors(kFixture + "/model.safetensors");
-  const GPTConfig config = gpt2_config(kFixture, weights);
+  const SafetensorsHeader header = load_safetensors_header(kFixture + "/model.safetensors");
+  const GPTConfig config = gpt2_config(kFixture, header);
+  CHECK_NOTHROW(check_expected_tensors(header, gpt2_expected_tensors(config), "model.safetensors",
+                                       OtherTensors::Ignore));
   weights["transformer.h.1.attn.c_attn.weight"] = Tensor::zeros({8, 16});
   CHECK_THROWS_WITH(from_gpt2_layout(config, weights, "model.safetensors", DType::Float32),
                     Catch::Equals("model.safetensors: tensor 'h.1.attn.c_attn.weight': expected "
