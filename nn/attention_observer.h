@@ -46,7 +46,9 @@ class AttentionObserver {
   // (no batch dim).
   Tensor observed_rows(const Tensor& weights) const;
   // What an attention calls with its observed weights (observed_rows of them).
-  void record(const Module& attention, Tensor weights) { calls_[&attention].push_back(std::move(weights)); }
+  void keep(const Module& attention, Tensor weights) {
+    calls_[&attention].push_back(std::move(weights));
+  }
 
   // Every call's weights from `attention`, in call order (empty: it did not run).
   const std::vector<Tensor>& calls(const Module& attention) const;

@@ -116,7 +116,7 @@ Variable ScaledDotProductAttention::forward_step_by_step(const Variable& query,
   // MatMul, Scale, Mask, Softmax (weights_of above).
   Variable attention_weights = weights_of(query, key, mask);
   if (observer != nullptr)
-    observer->record(*this, observer->observed_rows(attention_weights.value()));
+    observer->keep(*this, observer->observed_rows(attention_weights.value()));
   // MatMul: each output row is the weighted mean of the values, [..., m_q, m_k]·[..., m_k, d_v].
   Variable output = matmul((*dropout_)(attention_weights), value);
   return output;
@@ -133,7 +133,7 @@ void ScaledDotProductAttention::observe_fused(const Variable& query, const Varia
                  Variable(observer.observed_rows(key.value())),
                  batched_mask ? observer.observed_rows(mask) : mask)
           .value();
-  observer.record(*this, weights);
+  observer.keep(*this, weights);
 }
 
 void set_attention_path(Module& model, ScaledDotProductAttention::Path path) {

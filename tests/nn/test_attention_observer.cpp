@@ -145,7 +145,7 @@ TEST_CASE("AttentionObserver: a padded batch gives each row the maps it gets alo
   }
 }
 
-TEST_CASE("AttentionObserver: one tensor per call; the module keeps nothing",
+TEST_CASE("AttentionObserver: one tensor per call, the module keeps nothing",
           "[attention_observer]") {
   Generator generator(33);
   ScaledDotProductAttention attention;

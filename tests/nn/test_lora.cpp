@@ -78,7 +78,7 @@ TEST_CASE("LoRA: W and b are frozen, only A and B receive gradients", "[lora]") 
   CHECK(names_of(trainable_parameters(linear)) == std::vector<std::string>{"lora_A", "lora_B"});
 }
 
-TEST_CASE("LoRA: adapters on the attention's q_proj and v_proj; merged gives the same output",
+TEST_CASE("LoRA: adapters on the attention's q_proj and v_proj, merged gives the same output",
           "[lora]") {
   Generator generator(4);
   MultiHeadAttention attention(8, 2, generator);

@@ -153,7 +153,7 @@ TEST_CASE("generate: the same tokens for a seed, at 1 and 2 threads, streamed as
   CHECK(model.is_training());
 }
 
-TEST_CASE("generate: beam search with the cache chooses as without it; width 1 is greedy",
+TEST_CASE("generate: beam search with the cache chooses as without it, width 1 is greedy",
           "[generate]") {
   auto owned = small_model(5);
   GPT& model = *owned;

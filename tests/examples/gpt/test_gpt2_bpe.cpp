@@ -57,7 +57,7 @@ TEST_CASE("GPT-2 BPE: bad files and invalid UTF-8 refused by name", "[gpt2_bpe]"
   CHECK(TextTokenizer::bytes().encode("ab\xff") == std::vector<int64_t>{97, 98, 255});
 }
 
-TEST_CASE("tokens as a learner reads them: a space as ␣, a newline as ↵, other bytes as \\xNN",
+TEST_CASE("tokens as a learner reads them: a space as ␣, a newline as ↵, other bytes escaped (xNN)",
           "[gpt2_bpe]") {
   const TextTokenizer bytes = TextTokenizer::bytes();
   CHECK(bytes.label(' ') == "\u2423");

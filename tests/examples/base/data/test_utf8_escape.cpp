@@ -16,7 +16,7 @@ std::string escaped(const std::string& bytes) {
 }
 }  // namespace
 
-TEST_CASE("escape_for_terminal keeps valid text and writes other bytes as \\xNN", "[utf8]") {
+TEST_CASE("escape_for_terminal keeps valid text and writes other bytes escaped (xNN)", "[utf8]") {
   CHECK(escaped("Tom é ñ € 😀") == "Tom é ñ € 😀");
   CHECK(escaped("a\xFF" "b") == "a\\xFFb");
   CHECK(escaped("\x80\xBF") == "\\x80\\xBF");      // continuation bytes with no lead
@@ -26,7 +26,7 @@ TEST_CASE("escape_for_terminal keeps valid text and writes other bytes as \\xNN"
   CHECK(escaped("\xE2\x82") == "\\xE2\\x82");      // cut short by the end of the text
 }
 
-TEST_CASE("escape_for_terminal writes control characters but newline and tab as \\xNN",
+TEST_CASE("escape_for_terminal writes control characters but newline and tab escaped (xNN)",
           "[utf8]") {
   CHECK(escaped("a\tb\nc") == "a\tb\nc");
   CHECK(escaped("a\rb") == "a\\x0Db");

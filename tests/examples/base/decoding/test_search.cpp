@@ -103,7 +103,7 @@ TEST_CASE("search: greedy is the argmax chain of the table", "[search]") {
   }
 }
 
-TEST_CASE("search: a beam wide enough finds the most probable output; width 1 is greedy",
+TEST_CASE("search: a beam wide enough finds the most probable output, width 1 is greedy",
           "[search]") {
   const auto table = bigram_table(2);
   std::vector<std::vector<double>> log_p;
@@ -167,7 +167,7 @@ TEST_CASE("search: sampling draws each row as sampling.h says, alone or in a bat
   }
 }
 
-TEST_CASE("search: on_step sees each row's output so far; no eos runs to max_length",
+TEST_CASE("search: on_step sees each row's output so far, no eos runs to max_length",
           "[search]") {
   const auto table = bigram_table(4);
   for (const bool sampled : {false, true}) {
