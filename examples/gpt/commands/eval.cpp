@@ -53,7 +53,7 @@ EvalResult evaluate(const EvalOptions& options) {
   } else {
     throw std::invalid_argument("eval --gpt2 needs --text FILE");
   }
-  const std::vector<int64_t> tokens = language_model.tokenizer.encode(text);
+  const std::vector<int64_t> tokens = language_model.tokenizer->encode(text);
   if (tokens.size() < 2)
     throw std::invalid_argument("eval: the text is " + std::to_string(tokens.size()) +
                                 " token(s); scoring needs at least 2");
@@ -62,7 +62,7 @@ EvalResult evaluate(const EvalOptions& options) {
   const LanguageModel::Score score = language_model.score(batches, EvalProgress(batches.size()));
   // Every token but the first is predicted; the first token's bytes are not scored.
   const int64_t bytes = static_cast<int64_t>(
-      language_model.tokenizer.decode(std::vector<int64_t>(tokens.begin() + 1, tokens.end())).size());
+      language_model.tokenizer->decode(std::vector<int64_t>(tokens.begin() + 1, tokens.end())).size());
   const TextMeasures measured = measures(score, bytes);
   return {score.predictions, bytes, measured.loss, measured.perplexity, measured.bits_per_byte};
 }

@@ -52,7 +52,7 @@ std::string sample(const SampleOptions& options) {
   std::string prompt = options.prompt;
   if (!options.prompt_given)
     prompt.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  std::vector<int64_t> prompt_ids = language_model.tokenizer.encode(prompt);
+  std::vector<int64_t> prompt_ids = language_model.tokenizer->encode(prompt);
   const int64_t context = language_model.model->config().context;
   if (static_cast<int64_t>(prompt_ids.size()) > context)  // refused, not cut: said before any output
     throw std::invalid_argument("the prompt is " + std::to_string(prompt_ids.size()) +
@@ -60,7 +60,7 @@ std::string sample(const SampleOptions& options) {
                                 std::to_string(context) + " (give its end only)");
   TokenPrinter printer(stdout);
   if (prompt_ids.empty())  // nothing to continue: start where a line (or a document) starts
-    prompt_ids = {language_model.tokenizer.start_id()};
+    prompt_ids = {language_model.tokenizer->start_id()};
   else
     printer.write(prompt);
   // Print each token as it comes: the text decoded so far, less what is already out (a
@@ -69,7 +69,7 @@ std::string sample(const SampleOptions& options) {
   std::string printed;
   auto on_token = [&](int64_t token) {
     generated.push_back(token);
-    const std::string text = language_model.tokenizer.decode(generated);
+    const std::string text = language_model.tokenizer->decode(generated);
     if (text.size() > printed.size() && text.compare(0, printed.size(), printed) == 0) {
       printer.write(std::string_view(text).substr(printed.size()));
       printed = text;
@@ -83,7 +83,7 @@ std::string sample(const SampleOptions& options) {
   // How fast, on stderr (stdout holds only the text): the prompt's forward and every new token.
   std::fprintf(stderr, "%zu tokens in %.3f s (%.1f tokens/s)\n", generated.size(), seconds,
                seconds > 0 ? static_cast<double>(generated.size()) / seconds : 0.0);
-  return language_model.tokenizer.decode(generated);
+  return language_model.tokenizer->decode(generated);
 }
 
 Subcommand add_sample_command(CLI::App& app) {
