@@ -79,7 +79,8 @@ DecoderCache start_decoding(Transformer& model, const Tensor& memory, const Tens
   return cache;
 }
 
-Tensor decode_step(Transformer& model, DecoderCache& cache, const std::vector<int64_t>& tokens) {
+Tensor decode_step(Transformer& model, DecoderCache& cache, const std::vector<int64_t>& tokens,
+                   AttentionObserver* observer) {
   const int64_t rows = static_cast<int64_t>(tokens.size());
   const int64_t position = cache.length();
   if (rows != cache.rows() || position >= cache.capacity())
@@ -93,7 +94,7 @@ Tensor decode_step(Transformer& model, DecoderCache& cache, const std::vector<in
       Tensor::empty({rows, 0, model.config().d_model}, cache.layers[0].cross_attn.keys().dtype()));
   // One new position per row: it may see itself and every cached position, so no target mask.
   const Variable logits = model.decode(Tensor::from_ids(tokens, {rows, 1}), no_new_memory,
-                                       Tensor(), cache.memory_mask, cache.layers);
+                                       Tensor(), cache.memory_mask, cache.layers, observer);
   return logits.value().reshape({rows, -1});
 }
 

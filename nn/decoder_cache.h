@@ -63,7 +63,11 @@ DecoderCache start_decoding(Transformer& model, const Tensor& memory,
 // the logits of the next token [rows, tgt_vocab]: equal to Transformer::decode's last position
 // for the whole prefix. Writes the new keys and values into the cache. Inference only (no
 // dropout, no graph): call it in eval mode under NoGradGuard, as decoding::decode does (examples/base/decoding/). Throws when
-// the cache is full (capacity().positions, at most the model's max_len).
-Tensor decode_step(Transformer& model, DecoderCache& cache, const std::vector<int64_t>& tokens);
+// the cache is full (capacity().positions, at most the model's max_len). `observer` (optional,
+// nn/attention_observer.h) gets each decoder layer's self- and cross-attention weights of the new
+// position, [rows, heads, 1, keys]: the self-attention's keys are the positions fed so far, the
+// cross-attention's the memory's S (padded ones weigh 0).
+Tensor decode_step(Transformer& model, DecoderCache& cache, const std::vector<int64_t>& tokens,
+                   AttentionObserver* observer = nullptr);
 
 }  // namespace atencion::nn

@@ -7,33 +7,29 @@
 #include <string>
 #include <vector>
 
+#include "base/decoding/decoding_maps.h"
 #include "base/pages/explorer.h"
 #include "nlohmann/json.hpp"
 #include "translate/translator.h"
 
 namespace atencion::examples::translate {
 
-// A translation already made, for attention_maps: the text, its source ids and its output ids
-// (without bos and eos; from greedy or beam search).
-struct Translated {
-  std::string text;
-  std::vector<int64_t> source_ids;
-  std::vector<int64_t> target_ids;
-};
+// One decoded sentence's page entry: the translation, its pieces and, from its decoding
+// (decoding::decode with a MapsCollection: base/decoding/decoding_maps.h, no second forward),
+// the maps in order: encoder self-attention of each layer, then per decoder layer its masked
+// self-attention and its encoder-decoder attention, each [heads, queries, keys] with the pieces
+// as tokens; and per decoder row the likeliest next pieces with the model's probabilities (what
+// the model would have said after the pieces before it). Decoder row i reads <s> y1 .. yi and
+// produced y(i+1), the end piece at the last row of a translation the model ended (one cut by
+// the output's length limit has no row for its last piece). A sentence's name is
+// "text → translation".
+explorer::Sentence sentence_maps(const Translator& translator, const std::string& text,
+                                 const std::vector<int64_t>& source_ids,
+                                 const std::vector<int64_t>& target_ids,
+                                 const decoding::DecodingMaps& maps);
 
-// The maps of each translation, from batched forwards of (source, <s> translation) (sorted by
-// length, 32 pairs each) whose nn::AttentionObserver keeps every row's weights, in order:
-// encoder self-attention of each layer, then per decoder layer its masked self-attention and its
-// encoder-decoder attention; each [heads, queries, keys] with the pieces as tokens (the batch's
-// padding cut off: each is what its sentence gets alone). With them the translation, its pieces
-// (the end piece last) and, for each output position, the `alternatives` likeliest pieces with
-// the model's probabilities (the softmax of that decoder row's logits: what the model would have
-// said next after the pieces before it). A sentence's name is "text → translation".
-std::vector<explorer::Sentence> attention_maps(const Translator& translator,
-                                               const std::vector<Translated>& translations,
-                                               int64_t alternatives = 5);
-
-// `show`'s maps: the sentences translated greedily in one batch, then attention_maps above.
+// `show`'s maps: the sentences translated greedily in one batch, their maps collected while
+// decoding (sentence_maps above), five alternatives a row.
 std::vector<explorer::Sentence> attention_maps(const Translator& translator,
                                                const std::vector<std::string>& sentences);
 

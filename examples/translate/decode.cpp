@@ -18,10 +18,11 @@ int64_t longest_source(const Translator& translator) { return translator.config.
 
 std::vector<std::vector<int64_t>> decode_ids(const Translator& translator,
                                              const std::vector<std::vector<int64_t>>& sources,
-                                             const decoding::DecodeOptions& options) {
+                                             const decoding::DecodeOptions& options,
+                                             decoding::MapsCollection* maps) {
   decoding::DecodeOptions bounded = options;
   bounded.max_length = std::min<int64_t>(options.max_length, translator.config.max_len - 1);
-  return decoding::decode(*translator.model, sources, bounded);
+  return decoding::decode(*translator.model, sources, bounded, maps);
 }
 
 std::vector<std::string> translate_sentences(const Translator& translator,

@@ -20,9 +20,11 @@ int64_t longest_source(const Translator& translator);
 
 // Output ids (no bos, no eos) for source ids, with max_length bounded by the model's positions:
 // what translate_sentences runs between its tokenizers (and the server, which needs the ids).
+// `maps` (optional): the wanted sources' maps from the same decoding (decoding::decode).
 std::vector<std::vector<int64_t>> decode_ids(const Translator& translator,
                                              const std::vector<std::vector<int64_t>>& sources,
-                                             const decoding::DecodeOptions& options);
+                                             const decoding::DecodeOptions& options,
+                                             decoding::MapsCollection* maps = nullptr);
 
 std::vector<std::string> translate_sentences(const Translator& translator,
                                              const std::vector<std::string>& sentences,

@@ -75,14 +75,20 @@ nlohmann::json partial_line(const Translator& translator, int64_t step,
 }
 
 // The requests `indices` of one beam width, decoded in one batch; each that streams gets a
-// partial line after every step.
+// partial line after every step, each with "details" its maps and alternatives in `maps`,
+// observed while it decodes (decoding::decode).
 std::vector<std::vector<int64_t>> decode_together(const Translator& translator,
                                                   const std::vector<PreparedRequest>& prepared,
                                                   const std::vector<size_t>& indices, int64_t beam,
                                                   int64_t max_length,
-                                                  const serve::Progress& progress) {
+                                                  const serve::Progress& progress,
+                                                  decoding::MapsCollection& maps) {
   std::vector<std::vector<int64_t>> batch;
-  for (size_t i : indices) batch.push_back(prepared[i].source);
+  maps.wanted.clear();
+  for (size_t i : indices) {
+    batch.push_back(prepared[i].source);
+    maps.wanted.push_back(prepared[i].read.details ? 1 : 0);
+  }
   decoding::DecodeOptions options = decode_options(beam, max_length);
   // Every row of the batch reports once per step, so the step is counted per request.
   std::vector<int64_t> steps(indices.size(), 0);
@@ -90,7 +96,7 @@ std::vector<std::vector<int64_t>> decode_together(const Translator& translator,
     if (progress.wanted(indices[k]))
       progress.push(indices[k], partial_line(translator, ++steps[k], output));
   };
-  return decode_ids(translator, batch, options);
+  return decode_ids(translator, batch, options, &maps);
 }
 
 nlohmann::json translation_reply(const explorer::Sentence& sentence,
@@ -116,29 +122,24 @@ serve::Reply text_reply(const Translator& translator, const PreparedRequest& req
 }
 
 // The replies of the requests `indices` (one beam width), decoded in one batch; those with
-// "details" get their maps and alternatives from one observed forward of them all
-// (attention_maps), never one forward each.
+// "details" get the maps and alternatives their decoding collected (no second forward).
 void answer_decoded(const Translator& translator, const std::vector<PreparedRequest>& prepared,
                     const std::vector<size_t>& indices,
-                    const std::vector<std::vector<int64_t>>& outputs, int64_t beam,
+                    const std::vector<std::vector<int64_t>>& outputs,
+                    const decoding::MapsCollection& maps, int64_t beam,
                     std::vector<serve::Reply>& replies) {
-  std::vector<Translated> detailed;
-  std::vector<size_t> detailed_requests;
   for (size_t k = 0; k < indices.size(); ++k) {
     const PreparedRequest& request = prepared[indices[k]];
     if (!request.read.details) {
       replies[indices[k]] = text_reply(translator, request, outputs[k], beam);
       continue;
     }
-    detailed.push_back({request.read.text, request.source, outputs[k]});
-    detailed_requests.push_back(indices[k]);
-  }
-  const std::vector<explorer::Sentence> sentences = attention_maps(translator, detailed);
-  for (size_t j = 0; j < detailed.size(); ++j)
-    replies[detailed_requests[j]] = {
-        200, translation_reply(sentences[j],
-                               pieces_of(translator.source_tokenizer, detailed[j].source_ids),
+    const explorer::Sentence sentence =
+        sentence_maps(translator, request.read.text, request.source, outputs[k], maps.maps[k]);
+    replies[indices[k]] = {
+        200, translation_reply(sentence, pieces_of(translator.source_tokenizer, request.source),
                                beam)};
+  }
 }
 
 }  // namespace
@@ -159,9 +160,10 @@ std::vector<serve::Reply> translate_requests(const Translator& translator,
       by_beam[prepared[i].read.beam].push_back(i);
   }
   for (const auto& [beam, indices] : by_beam) {
+    decoding::MapsCollection maps;
     const std::vector<std::vector<int64_t>> outputs =
-        decode_together(translator, prepared, indices, beam, max_length, progress);
-    answer_decoded(translator, prepared, indices, outputs, beam, replies);
+        decode_together(translator, prepared, indices, beam, max_length, progress, maps);
+    answer_decoded(translator, prepared, indices, outputs, maps, beam, replies);
   }
   return replies;
 }

@@ -7,9 +7,9 @@
 //      "alternatives": [[{"piece", "probability"} × 5] per output piece], "beam": 1,
 //      "sentence": {name, maps: every layer's and head's encoder self-, decoder masked self- and
 //                   encoder-decoder attention, ...} (explorer::sentence_data)}
-//   "details": false answers only translation, source_pieces, output_pieces and beam (no second
-//   run of the model for the maps and alternatives: what a program that wants only the text
-//   asks for, and what bench/serve_load.py compares with `translate`).
+//   "details": false answers only translation, source_pieces, output_pieces and beam (nothing
+//   observed while decoding, no maps built: what a program that wants only the text asks for,
+//   and what bench/serve_load.py compares with `translate`).
 //
 //   POST /api/translate/stream, the same request → one line per decoding step while the
 //   translation is produced, {"partial": true, "step": s, "translation": "What is",
@@ -39,7 +39,8 @@ struct TranslateRequest {
 TranslateRequest read_translate_request(const nlohmann::json& request);
 
 // One reply per request, in order: the requests of each beam width are decoded in one batch
-// (decode_ids), then each is run once more for its maps and alternatives. A text with more
+// (decode_ids), whose decoding also gives the maps and alternatives of those with "details"
+// (observed while decoding: base/decoding/decoding_maps.h). A text with more
 // pieces than the model's positions cover gets 400 naming the limit; a blank text, an empty
 // translation and no maps. A request that streams (progress.wanted) gets a partial line after
 // each decoding step.

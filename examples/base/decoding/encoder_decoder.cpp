@@ -46,16 +46,17 @@ void check_options(const nn::Transformer& model, const DecodeOptions& options) {
                                 " is also the pad or bos id");
 }
 
-// The sources of one batch, padded and encoded, with a scorer for their next tokens.
+// The sources of one batch, padded and encoded, with a scorer for their next tokens; `observer`
+// (optional) gets the encoder's weights now and each step's decoder weights later.
 EncoderDecoderScorer encode_batch(nn::Transformer& model,
                                   const std::vector<std::vector<int64_t>>& sources,
-                                  const DecodeOptions& options) {
+                                  const DecodeOptions& options, nn::AttentionObserver* observer) {
   std::vector<int64_t> lengths;
   const Tensor source = pad_rows(sources, options.pad_id, lengths);
   const Tensor source_mask = nn::padding_mask(lengths, source.size(1));
-  const Tensor memory = model.encode(source, source_mask).value();
+  const Tensor memory = model.encode(source, source_mask, observer).value();
   return EncoderDecoderScorer(model, memory, source_mask, options.use_cache, options.max_length,
-                              memory.size(0) * options.beam);
+                              memory.size(0) * options.beam, observer);
 }
 
 // The search's options: pad and bos never come out of the decoder (pad only fills batches, bos
@@ -66,12 +67,49 @@ SearchOptions search_options(const DecodeOptions& options) {
   return search;
 }
 
+// The sources `indices` of `sources`, decoded together into their places in `outputs`; with
+// `maps`, the wanted ones' maps from the same decoding (observed only when one is wanted).
+void decode_batch(nn::Transformer& model, const std::vector<std::vector<int64_t>>& sources,
+                  const std::vector<size_t>& indices, const DecodeOptions& options,
+                  MapsCollection* maps, std::vector<std::vector<int64_t>>& outputs) {
+  std::vector<std::vector<int64_t>> batch;
+  std::vector<char> wanted;
+  for (const size_t i : indices) {
+    batch.push_back(sources[i]);
+    wanted.push_back(maps && (maps->wanted.empty() || maps->wanted[i]) ? 1 : 0);
+  }
+  const bool observed = std::find(wanted.begin(), wanted.end(), 1) != wanted.end();
+  DecodeOptions in_batch = options;  // on_step names a source by its index in `sources`
+  if (options.on_step)
+    in_batch.on_step = [&](size_t row, const std::vector<int64_t>& output) {
+      options.on_step(indices[row], output);
+    };
+  nn::AttentionObserver observer;  // every row of the batch
+  EncoderDecoderScorer scorer =
+      encode_batch(model, batch, in_batch, observed ? &observer : nullptr);
+  StepRecord record(scorer, wanted, observed ? maps->alternatives : 0);
+  NextTokenScorer& searched = observed ? static_cast<NextTokenScorer&>(record) : scorer;
+  auto decoded = search(searched, std::vector<std::vector<int64_t>>(batch.size(), {options.bos_id}),
+                        search_options(in_batch));
+  for (size_t row = 0; row < indices.size(); ++row) {
+    if (observed && wanted[row])
+      maps->maps[indices[row]] = decoding_maps(
+          model, observer, record, row, std::max<int64_t>(1, batch[row].size()), decoded[row]);
+    outputs[indices[row]] = std::move(decoded[row]);
+  }
+}
+
 }  // namespace
 
 EncoderDecoderScorer::EncoderDecoderScorer(nn::Transformer& model, const Tensor& memory,
                                            const Tensor& memory_mask, bool use_cache,
-                                           int64_t positions, int64_t rows)
-    : model_(model), memory_(memory), memory_mask_(memory_mask), use_cache_(use_cache) {
+                                           int64_t positions, int64_t rows,
+                                           nn::AttentionObserver* observer)
+    : model_(model),
+      memory_(memory),
+      memory_mask_(memory_mask),
+      use_cache_(use_cache),
+      observer_(observer) {
   if (use_cache_)
     cache_ = nn::start_decoding(model_, memory_, memory_mask_,
                                 {.positions = positions, .rows = rows});
@@ -81,7 +119,7 @@ Tensor EncoderDecoderScorer::logits(const std::vector<std::vector<int64_t>>& pre
   if (!use_cache_) return logits_of_whole_prefixes(prefixes);
   std::vector<int64_t> newest;
   for (const auto& prefix : prefixes) newest.push_back(prefix.back());
-  return nn::decode_step(model_, cache_, newest);
+  return nn::decode_step(model_, cache_, newest, observer_);
 }
 
 void EncoderDecoderScorer::keep_rows(const std::vector<int64_t>& parents) {
@@ -101,7 +139,7 @@ Tensor EncoderDecoderScorer::logits_of_whole_prefixes(
   for (const auto& prefix : prefixes) ids.insert(ids.end(), prefix.begin(), prefix.end());
   Variable states =
       model_.decoder->forward(model_.embed_target(Tensor::from_ids(ids, {rows, t})),
-                              Variable(memory_), nn::causal_mask(t), memory_mask_);
+                              Variable(memory_), nn::causal_mask(t), memory_mask_, {}, observer_);
   // Only the last position predicts the next token: project just that one.
   Variable last(states.value().narrow(1, t - 1, 1).contiguous());
   return model_.project(last).value().reshape({rows, -1});
@@ -111,14 +149,18 @@ std::vector<int64_t> beam_search(nn::Transformer& model, const std::vector<int64
                                  const DecodeOptions& options) {
   check_options(model, options);
   nn::EvalScope scope(model);
-  EncoderDecoderScorer scorer = encode_batch(model, {source}, options);
+  EncoderDecoderScorer scorer = encode_batch(model, {source}, options, nullptr);
   return decoding::beam_search(scorer, {{options.bos_id}}, search_options(options))[0];
 }
 
 std::vector<std::vector<int64_t>> decode(nn::Transformer& model,
                                          const std::vector<std::vector<int64_t>>& sources,
-                                         const DecodeOptions& options) {
+                                         const DecodeOptions& options, MapsCollection* maps) {
   check_options(model, options);
+  if (maps && !maps->wanted.empty() && maps->wanted.size() != sources.size())
+    throw std::invalid_argument("decode: maps wanted for " + std::to_string(maps->wanted.size()) +
+                                " sources, but " + std::to_string(sources.size()) + " given");
+  if (maps) maps->maps.assign(sources.size(), {});
   nn::EvalScope scope(model);
   // Sorted by length, each batch pads little; the outputs go back to the input order.
   std::vector<size_t> order(sources.size());
@@ -128,17 +170,8 @@ std::vector<std::vector<int64_t>> decode(nn::Transformer& model,
   std::vector<std::vector<int64_t>> outputs(sources.size());
   for (size_t start = 0; start < order.size(); start += options.batch_size) {
     const size_t end = std::min(order.size(), start + static_cast<size_t>(options.batch_size));
-    std::vector<std::vector<int64_t>> batch;
-    for (size_t i = start; i < end; ++i) batch.push_back(sources[order[i]]);
-    DecodeOptions in_batch = options;  // on_step names a source by its index in `sources`
-    if (options.on_step)
-      in_batch.on_step = [&](size_t row, const std::vector<int64_t>& output) {
-        options.on_step(order[start + row], output);
-      };
-    EncoderDecoderScorer scorer = encode_batch(model, batch, in_batch);
-    auto decoded = search(scorer, std::vector<std::vector<int64_t>>(batch.size(), {options.bos_id}),
-                          search_options(in_batch));
-    for (size_t i = start; i < end; ++i) outputs[order[i]] = std::move(decoded[i - start]);
+    decode_batch(model, sources, {order.begin() + start, order.begin() + end}, options, maps,
+                 outputs);
   }
   return outputs;
 }

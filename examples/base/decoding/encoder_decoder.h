@@ -9,12 +9,17 @@
 // docs/12-translation.md#the-key-value-cache); use_cache = false runs the whole prefix at every
 // step instead: the slow, plain reference that the tests hold the cache to, token for token.
 // decode() runs in eval mode without a graph (nn::EvalScope) and gives the model back in the
-// mode it found it.
+// mode it found it. Handed a MapsCollection (decoding_maps.h), it also gives each wanted
+// source's attention maps and next-token alternatives, observed while it decodes: the encoder
+// pass and each step hand their weights to an nn::AttentionObserver, and a StepRecord
+// (step_record.h) between the search and the scorer says which row of each step an output came
+// from.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "base/decoding/decoding_maps.h"
 #include "base/decoding/search.h"
 #include "nn/decoder_cache.h"
 #include "nn/transformer.h"
@@ -38,9 +43,11 @@ struct DecodeOptions : SearchOptions {
 class EncoderDecoderScorer : public NextTokenScorer {
  public:
   // memory [sources, S, d_model] (Transformer::encode's output) and its padding mask. The cache
-  // holds `positions` steps (one token each) of up to `rows` rows (sources × beam).
+  // holds `positions` steps (one token each) of up to `rows` rows (sources × beam). `observer`
+  // (optional): each step's decoder self- and cross-attention weights, one call a step.
   EncoderDecoderScorer(nn::Transformer& model, const Tensor& memory, const Tensor& memory_mask,
-                       bool use_cache, int64_t positions, int64_t rows);
+                       bool use_cache, int64_t positions, int64_t rows,
+                       nn::AttentionObserver* observer = nullptr);
   Tensor logits(const std::vector<std::vector<int64_t>>& prefixes) override;
   void keep_rows(const std::vector<int64_t>& parents) override;
 
@@ -51,17 +58,21 @@ class EncoderDecoderScorer : public NextTokenScorer {
   Tensor memory_, memory_mask_;
   bool use_cache_;
   nn::DecoderCache cache_;
+  nn::AttentionObserver* observer_;
 };
 
 // Output ids (no bos, no eos) for each source's ids. Sources run in batches of batch_size,
 // sorted by length (so each batch pads little); beam search's rows are the alive hypotheses of
 // every source in the batch. Padding and batching change no output: each source gets what it
 // gets alone (sampling too: every source's generator starts from the same seed).
-// Throws std::invalid_argument for beam, max_length or batch_size below 1, for special ids
-// outside the target vocabulary, and for sampling with a beam.
+// `maps` (optional): filled with the wanted sources' maps and alternatives (decoding_maps.h);
+// a batch with no wanted source is not observed. Throws std::invalid_argument for beam,
+// max_length or batch_size below 1, for special ids outside the target vocabulary, for sampling
+// with a beam, and for maps->wanted not one per source.
 std::vector<std::vector<int64_t>> decode(nn::Transformer& model,
                                          const std::vector<std::vector<int64_t>>& sources,
-                                         const DecodeOptions& options);
+                                         const DecodeOptions& options,
+                                         MapsCollection* maps = nullptr);
 
 // Beam search of width options.beam for one source, whatever the width (decode() uses greedy
 // for width 1; this runs the beam code, e.g. to check that width 1 gives greedy's output).

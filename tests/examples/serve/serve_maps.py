@@ -4,7 +4,7 @@ own.
 
 Starts `BINARY serve --model MODEL` on 127.0.0.1 (any free port), posts eight sentences with
 "details" at once (from eight threads, so that they share batches: the translator answers a
-batch's maps from one forward of all of it, examples/translate/attention_maps.h), then each one
+batch's maps from the batch's decoding, examples/base/decoding/decoding_maps.h), then each one
 alone, and checks that the answers carry the same translation, pieces, alternatives and maps
 (each weight within float32's rounding, since a batch pads its sentences; docs/17-serving.md).
 """
