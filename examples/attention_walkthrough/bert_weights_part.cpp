@@ -125,8 +125,8 @@ void show_bert_weights(const std::filesystem::path& out, const std::string& bert
     return;
   }
   const bert::BertDirectory directory = bert::read_bert_directory(bert_dir);
-  Generator unused(0);
-  bert::Bert model(directory.weights.config, unused, bert::Bert::Init::ForLoading);
+  Generator no_draws = Generator::skipping_tensor_draws();  // the weights are loaded next
+  bert::Bert model(directory.weights.config, no_draws);
   bert::load_hugging_face_bert(model, directory.weights);
   model.eval();
   NoGradGuard no_grad;

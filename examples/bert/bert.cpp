@@ -50,7 +50,7 @@ Variable BertEmbeddings::forward(const Tensor& ids, const Tensor& token_types) c
   return (*dropout)((*norm)(summed));
 }
 
-Bert::Bert(const BertConfig& c, Generator& generator, Init init) : config_(c) {
+Bert::Bert(const BertConfig& c, Generator& generator) : config_(c) {
   if (c.vocab < 1 || c.hidden < 1 || c.heads < 1 || c.hidden % c.heads != 0 || c.layers < 1 ||
       c.intermediate < 1 || c.max_positions < 1 || c.type_vocab < 1)
     throw std::invalid_argument(
@@ -64,7 +64,7 @@ Bert::Bert(const BertConfig& c, Generator& generator, Init init) : config_(c) {
   transform_norm =
       register_module("transform_norm", std::make_shared<LayerNorm>(c.hidden, c.layer_norm_eps));
   output_bias = register_parameter("output_bias", Tensor::zeros({c.vocab}));
-  if (init == Init::ForLoading) return;
+  if (generator.skips_tensor_draws()) return;  // loaded next: the zeros stay until then
   // BERT's initialisation (its initializer_range 0.02) over the library's defaults.
   NoGradGuard no_grad;
   for (auto& [name, parameter] : named_parameters()) {

@@ -69,10 +69,10 @@ ExpectedTensors expected_tensors(const BertConfig& config, bool with_head = true
 class Bert : public nn::Module {
  public:
   // Initialisation as BERT's: every matrix and embedding N(0, 0.02²), biases 0, LayerNorm 1 and 0.
-  // A model whose weights are about to be loaded passes Init::ForLoading: the modules keep
-  // their own (cheaper) initial values, and 85 M normal draws of BERT-base are saved.
-  enum class Init { Bert, ForLoading };
-  Bert(const BertConfig& config, Generator& generator, Init init = Init::Bert);
+  // A model whose weights are loaded next is built with Generator::skipping_tensor_draws()
+  // (tensor/random.h): nothing is drawn (85 M normal draws for BERT-base), every weight is 0
+  // until it is loaded.
+  Bert(const BertConfig& config, Generator& generator);
 
   // ids [batch, S] (Int64) -> hidden states [batch, S, hidden]. `mask`: which keys each query
   // may see, e.g. padding_mask(lengths, S) [batch, 1, 1, S] (nn/masks.h); undefined = all.

@@ -60,8 +60,8 @@ struct HuggingFaceBert {
   bool has_head = false;  // BertForMaskedLM (or pre-training) layout: cls.predictions.* present
 };
 
-// Loads the weights into a Bert built from hf.config (has_head false: the head keeps its
-// initial values).
+// Loads the weights into a Bert built from hf.config (has_head false: the head keeps the values
+// it was built with, zeros from a generator that skips tensor draws).
 void load_hugging_face_bert(Bert& model, const HuggingFaceBert& hf);
 
 }  // namespace atencion::examples::bert

@@ -71,8 +71,9 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
   // weights could ask for gigabytes).
   check_expected_tensors(header_of(checkpoint.model), expected_tensors(config),
                          where + "/model.safetensors");
-  Generator generator(0);  // replaced by the checkpoint's weights
-  auto model = std::make_shared<Bert>(config, generator, Bert::Init::ForLoading);
+  // Built without an initialisation: every weight is replaced by the checkpoint's.
+  Generator generator = Generator::skipping_tensor_draws();
+  auto model = std::make_shared<Bert>(config, generator);
   try {
     model->load_state_dict(checkpoint.model);
   } catch (const std::invalid_argument& error) {
@@ -85,8 +86,8 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
 
 MaskedLanguageModel MaskedLanguageModel::from_hugging_face(const std::string& directory) {
   BertDirectory found = read_bert_directory(directory);
-  Generator generator(0);
-  auto model = std::make_shared<Bert>(found.weights.config, generator, Bert::Init::ForLoading);
+  Generator generator = Generator::skipping_tensor_draws();  // the weights are loaded next
+  auto model = std::make_shared<Bert>(found.weights.config, generator);
   load_hugging_face_bert(*model, found.weights);
   model->eval();
   MaskedLanguageModel out{found.weights.config, std::move(model),

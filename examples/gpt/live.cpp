@@ -196,15 +196,11 @@ serve::Service playground_service(const LanguageModel& language_model,
                {"max_new_tokens_max", kLargestServedNewTokens}};
   serve::Service service;
   service.page = explorer::page_html(page);
-  service.info = {{"model", model_name},
-                  {"family", "GPT (decoder-only language model)"},
-                  {"tokenizer", language_model.tokenizer->kind_name()},
-                  {"vocab", vocab},
-                  {"context", config.context},
-                  {"d_model", config.d_model},
-                  {"heads", config.heads},
-                  {"layers", config.layers},
-                  {"largest_max_new_tokens", kLargestServedNewTokens}};
+  service.info = config_to_json(config);  // the config's fields, as config.json has them
+  service.info.update({{"model", model_name},
+                       {"family", "GPT (decoder-only language model)"},
+                       {"tokenizer", language_model.tokenizer->kind_name()},
+                       {"largest_max_new_tokens", kLargestServedNewTokens}});
   service.endpoints = {
       {"next-token", [vocab](const nlohmann::json& r) { (void)read_next_token_request(r, vocab); }},
       {"generate", [vocab](const nlohmann::json& r) { (void)read_generate_request(r, vocab); },

@@ -57,7 +57,8 @@ Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {
   // Before the model is built: sizes that do not match the weights could ask for gigabytes.
   check_expected_tensors(header_of(checkpoint.model), expected_tensors(config),
                          where + "/model.safetensors");
-  Generator generator(0);  // the weights are replaced by the checkpoint's
+  // Built without an initialisation: every weight is replaced by the checkpoint's.
+  Generator generator = Generator::skipping_tensor_draws();
   auto model = std::make_shared<nn::Transformer>(config, generator);
   try {
     model->load_state_dict(checkpoint.model);

@@ -204,6 +204,30 @@ TEST_CASE("checkpoint: save and load give back config, weights, optimizer, train
   CHECK(optimizer.step_count(0) == 1);
 }
 
+TEST_CASE("checkpoint: a loaded translator is the one that wrote it (built without drawing an "
+          "initialisation)",
+          "[checkpoint]") {
+  std::vector<std::string> sources, targets;
+  for (const auto& pair : tiny_pairs()) {
+    sources.push_back(pair.source);
+    targets.push_back(pair.target);
+  }
+  TokenizerOptions tokenizer_options;
+  tokenizer_options.vocab_size = 100;
+  const Translator written = Translator::create(
+      {.d_model = 16, .heads = 2, .encoder_layers = 1, .decoder_layers = 1, .d_ff = 32,
+       .dropout = 0.0, .max_len = 32},
+      Tokenizer::train(sources, tokenizer_options), Tokenizer::train(targets, tokenizer_options),
+      11);
+  const Translator loaded = Translator::from_checkpoint(written.to_checkpoint());
+  require_same_tensors(loaded.model->state_dict(), written.model->state_dict());
+  for (const auto beam : {1, 3}) {
+    const auto options = decode_options(beam, 12);
+    CHECK(translate_sentences(loaded, sources, options) ==
+          translate_sentences(written, sources, options));
+  }
+}
+
 TEST_CASE("checkpoint: a family's own file needs a plain name of its own",
           "[translate][checkpoint]") {
   TempDir run("family-files");
