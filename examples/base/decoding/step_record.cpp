@@ -2,12 +2,12 @@
 #include "base/decoding/step_record.h"
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 
 #include "base/decoding/search.h"
+#include "tensor/ops.h"
 
 namespace atencion::examples::decoding {
 
@@ -77,28 +77,26 @@ const std::vector<Likely>& StepRecord::likeliest(size_t step, int64_t row) const
   return likeliest_.at(step).at(static_cast<size_t>(row));
 }
 
-// softmax(logits) of each wanted row, its alternatives_ largest kept.
+// softmax(logits) of each wanted row (the library's softmax: one vectorised pass a row), its
+// alternatives_ largest kept by one pass over the row (ties to the smaller id: an equal
+// probability later in the row does not displace it).
 void StepRecord::keep_likeliest(const Tensor& logits) {
   likeliest_.emplace_back(start_of_row_.size());
   if (alternatives_ <= 0) return;
-  std::vector<double> scores;
-  detail::read_scores(logits, scores);
-  const int64_t vocab = static_cast<int64_t>(scores.size() / start_of_row_.size());
-  const int64_t kept = std::min(alternatives_, vocab);
-  std::vector<int64_t> ids(static_cast<size_t>(vocab));
+  std::vector<double> probabilities;
+  detail::read_scores(softmax(logits, -1), probabilities);
+  const int64_t vocab = static_cast<int64_t>(probabilities.size() / start_of_row_.size());
+  const size_t kept = static_cast<size_t>(std::min(alternatives_, vocab));
   for (size_t r = 0; r < start_of_row_.size(); ++r) {
     if (!wanted(start_of_row_[r])) continue;
-    const double* row = scores.data() + r * static_cast<size_t>(vocab);
-    const double largest = *std::max_element(row, row + vocab);
-    double sum = 0;
-    for (int64_t v = 0; v < vocab; ++v) sum += std::exp(row[v] - largest);
-    std::iota(ids.begin(), ids.end(), 0);
-    std::partial_sort(ids.begin(), ids.begin() + kept, ids.end(), [&](int64_t a, int64_t b) {
-      return row[a] > row[b] || (row[a] == row[b] && a < b);
-    });
-    for (int64_t k = 0; k < kept; ++k) {
-      const int64_t id = ids[static_cast<size_t>(k)];
-      likeliest_.back()[r].push_back({id, std::exp(row[id] - largest) / sum});
+    const double* row = probabilities.data() + r * static_cast<size_t>(vocab);
+    std::vector<Likely>& best = likeliest_.back()[r];  // best first, at most `kept`
+    for (int64_t v = 0; v < vocab; ++v) {
+      if (best.size() == kept && row[v] <= best.back().probability) continue;
+      if (best.size() == kept) best.pop_back();
+      auto at = std::find_if(best.begin(), best.end(),
+                             [&](const Likely& l) { return row[v] > l.probability; });
+      best.insert(at, {v, row[v]});
     }
   }
 }
