@@ -87,14 +87,14 @@ void decode_batch(nn::Transformer& model, const std::vector<std::vector<int64_t>
   nn::AttentionObserver observer;  // every row of the batch
   EncoderDecoderScorer scorer =
       encode_batch(model, batch, in_batch, observed ? &observer : nullptr);
-  StepRecord record(scorer, wanted, observed ? maps->alternatives : 0);
-  NextTokenScorer& searched = observed ? static_cast<NextTokenScorer&>(record) : scorer;
+  StepRecord steps(scorer, wanted, observed ? maps->alternatives : 0);
+  NextTokenScorer& searched = observed ? static_cast<NextTokenScorer&>(steps) : scorer;
   auto decoded = search(searched, std::vector<std::vector<int64_t>>(batch.size(), {options.bos_id}),
                         search_options(in_batch));
   for (size_t row = 0; row < indices.size(); ++row) {
     if (observed && wanted[row])
       maps->maps[indices[row]] = decoding_maps(
-          model, observer, record, row, std::max<int64_t>(1, batch[row].size()), decoded[row]);
+          model, observer, steps, row, std::max<int64_t>(1, batch[row].size()), decoded[row]);
     outputs[indices[row]] = std::move(decoded[row]);
   }
 }
