@@ -70,8 +70,10 @@ LanguageModel::Score LanguageModel::score(
   Score total;
   for (size_t i = 0; i < batches.size(); ++i) {
     const TokenBatch& batch = batches[i];
-    total.nats += model->loss(batch.ids, batch.targets).item() * static_cast<double>(batch.tokens());
-    total.predictions += batch.tokens();
+    // the loss is a mean over the counted targets (all of them, or an answer's: instructions.h)
+    const int64_t counted = nn::counted_rows(batch.targets).count;
+    total.nats += model->loss(batch.ids, batch.targets).item() * static_cast<double>(counted);
+    total.predictions += counted;
     if (after_batch) after_batch(i + 1, total);
   }
   return total;

@@ -23,7 +23,8 @@ struct LanguageModel {
   // config.json, weights and tokenizer file (the trainer adds the rest).
   CheckpointData to_checkpoint() const;
 
-  // Summed cross-entropy (nats) and predictions over `batches`, in eval mode, no graph;
+  // Summed cross-entropy (nats) and predictions (targets other than nn::kIgnoreIndex) over
+  // `batches`, in eval mode, no graph;
   // `after_batch`, when given, sees the number of batches scored and the sum so far.
   struct Score {
     double nats = 0;

@@ -13,9 +13,23 @@ namespace {
 
 // What defines the run (RunConfig, config.json's "run"): fixed once it starts.
 void add_run_options(CLI::App* command, RunConfig& run) {
+  command->add_option("--task", run.task,
+                      "text: a language model of --text; translate: the Spanish-English pairs as "
+                      "instructions, the loss on the answers only")
+      ->capture_default_str()->check(CLI::IsMember({"text", "translate"}));
   command->add_option("--text", run.text_path,
-                      "a UTF-8 text file (default: the English side of the shipped pairs)")
+                      "a UTF-8 text file (default: the English side of the shipped pairs); with "
+                      "--task translate, a TSV of spanish<TAB>english (default: the shipped pairs)")
       ->check(regular_file());
+  command->add_option("--max-words", run.max_words,
+                      "--task translate: longest pair side kept, in words (0: all)")
+      ->capture_default_str()->check(at_least(0));
+  auto* init_from = command->add_option("--init-from", run.init_from,
+                                        "start from the weights of a run of ours (or its step-N)")
+                        ->check(CLI::ExistingDirectory);
+  command->add_option("--gpt2", run.gpt2,
+                      "start from GPT-2's files (model.safetensors, config.json, tokenizer files)")
+      ->check(CLI::ExistingDirectory)->excludes(init_from);
   command->add_option("--tokenizer", run.tokenizer, "bytes, or sentencepiece (trained here)")
       ->capture_default_str()->check(CLI::IsMember({"bytes", "sentencepiece"}));
   command->add_option("--vocab", run.vocab_size, "SentencePiece vocabulary size")
@@ -60,6 +74,9 @@ Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& commu
               if (all[i]->count() > 0)
                 throw std::invalid_argument(all[i]->get_name() + ": a resumed run keeps the "
                                             "settings of its checkpoint");
+            for (const char* flag : {"--context", "--d-model", "--heads", "--layers",
+                                     "--dropout", "--tokenizer", "--vocab"})
+              if (command->get_option(flag)->count() > 0) options->model_flags.push_back(flag);
             if (options->model.d_model % options->model.heads != 0)
               throw std::invalid_argument("--d-model " + std::to_string(options->model.d_model) +
                                           " is not a multiple of --heads " +
