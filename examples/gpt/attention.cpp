@@ -26,10 +26,10 @@ ForwardWithMaps forward_with_maps(const LanguageModel& language_model,
                       .value()
                       .select(0, 0);
   std::vector<std::string> tokens, predicted;
-  for (const int64_t id : ids) tokens.push_back(language_model.tokenizer.label(id));
+  for (const int64_t id : ids) tokens.push_back(language_model.tokenizer->label(id));
   const Tensor best = argmax(result.logits, -1);
   for (int64_t i = 0; i < best.numel(); ++i)
-    predicted.push_back(language_model.tokenizer.label(static_cast<int64_t>(best.at({i}))));
+    predicted.push_back(language_model.tokenizer->label(static_cast<int64_t>(best.at({i}))));
   // The weights each attention module gave the observer in this forward.
   result.sentence.name = name;
   for (size_t layer = 0; layer < language_model.model->layers.size(); ++layer) {

@@ -17,9 +17,9 @@ class InstructionTask : public TrainingTask {
       : language_model_(language_model),
         settings_(settings),
         parallel_(parallel),
-        train_(encode_instructions(split.train, language_model.tokenizer,
+        train_(encode_instructions(split.train, *language_model.tokenizer,
                                    language_model.model->config().context)),
-        dev_(encode_instructions(split.dev, language_model.tokenizer,
+        dev_(encode_instructions(split.dev, *language_model.tokenizer,
                                  language_model.model->config().context)),
         stream_(train_, settings.batch_size, settings.seed, start) {
     if (dev_.empty()) throw std::invalid_argument("instructions: no dev pair fits the context");

@@ -32,24 +32,16 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
   model->eval();
   const nlohmann::json& kind = checkpoint.config.at("tokenizer");
   if (!kind.is_string()) throw std::runtime_error(where + "/config.json: \"tokenizer\" is not a string");
-  std::string file_bytes;
-  if (kind == "sentencepiece") {
-    const auto found = checkpoint.files.find("tokenizer.model");
-    if (found == checkpoint.files.end())
-      throw std::runtime_error(where + "/tokenizer.model: missing (a sentencepiece run's "
-                               "checkpoint holds it)");
-    file_bytes = found->second;
-  }
-  TextTokenizer tokenizer = [&] {
+  std::shared_ptr<const TextTokenizer> tokenizer = [&] {
     try {
-      return TextTokenizer::from_checkpoint(kind.get<std::string>(), file_bytes);
+      return TextTokenizer::from_checkpoint(kind.get<std::string>(), checkpoint.files);
     } catch (const std::exception& error) {
       throw std::runtime_error(where + ": " + error.what());
     }
   }();
-  if (tokenizer.vocab_size() != config.vocab)
+  if (tokenizer->vocab_size() != config.vocab)
     throw std::runtime_error(where + ": the tokenizer has " +
-                             std::to_string(tokenizer.vocab_size()) + " ids, the model " +
+                             std::to_string(tokenizer->vocab_size()) + " ids, the model " +
                              std::to_string(config.vocab));
   return LanguageModel{std::move(model), std::move(tokenizer)};
 }
@@ -57,9 +49,9 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
 CheckpointData LanguageModel::to_checkpoint() const {
   CheckpointData data;
   data.config["model"] = config_to_json(model->config());
-  data.config["tokenizer"] = tokenizer.kind_name();
+  data.config["tokenizer"] = tokenizer->kind_name();
   data.model = model->state_dict();
-  if (!tokenizer.file_name().empty()) data.files[tokenizer.file_name()] = tokenizer.file_bytes();
+  data.files = tokenizer->files();
   return data;
 }
 

@@ -16,7 +16,7 @@ namespace atencion::examples::gpt {
 
 struct LanguageModel {
   std::shared_ptr<GPT> model;
-  TextTokenizer tokenizer;
+  std::shared_ptr<const TextTokenizer> tokenizer;  // one of its kinds (text_tokenizer.h)
 
   // A checkpoint of atencion-gpt train (a run directory or one step-N), in eval mode.
   static LanguageModel from_checkpoint(const CheckpointData& checkpoint);

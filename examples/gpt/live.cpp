@@ -31,12 +31,12 @@ void read_sampling(const nlohmann::json& request, int64_t vocab, PlaygroundReque
 std::vector<int64_t> token_ids(const LanguageModel& language_model, const PlaygroundRequest& read) {
   std::vector<int64_t> ids;
   try {
-    ids = language_model.tokenizer.encode(read.text);
+    ids = language_model.tokenizer->encode(read.text);
   } catch (const std::invalid_argument& error) {
     throw serve::RequestError(400, error.what());
   }
   ids.insert(ids.end(), read.generated.begin(), read.generated.end());
-  if (ids.empty()) ids.push_back(language_model.tokenizer.start_id());
+  if (ids.empty()) ids.push_back(language_model.tokenizer->start_id());
   const int64_t context = language_model.model->config().context;
   if (static_cast<int64_t>(ids.size()) > context)
     throw serve::RequestError(400, "the text is " + std::to_string(ids.size()) +
@@ -46,7 +46,7 @@ std::vector<int64_t> token_ids(const LanguageModel& language_model, const Playgr
 }
 
 nlohmann::json token_json(const LanguageModel& language_model, int64_t id) {
-  return {{"id", id}, {"token", language_model.tokenizer.label(id)}};
+  return {{"id", id}, {"token", language_model.tokenizer->label(id)}};
 }
 
 
@@ -116,7 +116,7 @@ PlaygroundRequest read_generate_request(const nlohmann::json& request, int64_t v
 
 serve::Reply next_token_reply(const LanguageModel& language_model, const nlohmann::json& request) {
   const PlaygroundRequest read =
-      read_next_token_request(request, language_model.tokenizer.vocab_size());
+      read_next_token_request(request, language_model.tokenizer->vocab_size());
   const std::vector<int64_t> ids = token_ids(language_model, read);
   ForwardWithMaps forward = forward_with_maps(language_model, ids, read.text);
   const std::vector<double> logits =
@@ -140,7 +140,7 @@ serve::Reply next_token_reply(const LanguageModel& language_model, const nlohman
   for (size_t id = 0; id < model.size(); ++id)
     rank += model[id] > model[at] || (model[id] == model[at] && id < at);
   nlohmann::json drawn_json = token_json(language_model, drawn);
-  drawn_json["text"] = language_model.tokenizer.decode({drawn});
+  drawn_json["text"] = language_model.tokenizer->decode({drawn});
   drawn_json["probability"] = steps.after_top_p[at];
   drawn_json["rank"] = rank;
   forward.sentence.name = read.text.empty() ? "(the start)" : read.text;
@@ -158,7 +158,7 @@ serve::Reply next_token_reply(const LanguageModel& language_model, const nlohman
 serve::Reply generate_reply(const LanguageModel& language_model, const nlohmann::json& request,
                             const std::function<void(nlohmann::json)>& on_partial) {
   const PlaygroundRequest read =
-      read_generate_request(request, language_model.tokenizer.vocab_size());
+      read_generate_request(request, language_model.tokenizer->vocab_size());
   const std::vector<int64_t> prompt = token_ids(language_model, read);
   std::vector<int64_t> generated;
   nlohmann::json tokens = nlohmann::json::array();
@@ -168,18 +168,18 @@ serve::Reply generate_reply(const LanguageModel& language_model, const nlohmann:
     if (on_partial)
       on_partial({{"partial", true},
                   {"step", generated.size()},
-                  {"completion", language_model.tokenizer.decode(generated)},
+                  {"completion", language_model.tokenizer->decode(generated)},
                   {"token", tokens.back()}});
   });
   return {200,
           {{"text", read.text},
-           {"completion", language_model.tokenizer.decode(generated)},
+           {"completion", language_model.tokenizer->decode(generated)},
            {"generated", std::move(tokens)}}};
 }
 
 serve::Service playground_service(const LanguageModel& language_model,
                                   const std::string& model_name) {
-  const int64_t vocab = language_model.tokenizer.vocab_size();
+  const int64_t vocab = language_model.tokenizer->vocab_size();
   const GPTConfig& config = language_model.model->config();
   explorer::Page page;
   page.title = "atencion-gpt: the playground";
@@ -198,7 +198,7 @@ serve::Service playground_service(const LanguageModel& language_model,
   service.page = explorer::page_html(page);
   service.info = {{"model", model_name},
                   {"family", "GPT (decoder-only language model)"},
-                  {"tokenizer", language_model.tokenizer.kind_name()},
+                  {"tokenizer", language_model.tokenizer->kind_name()},
                   {"vocab", vocab},
                   {"context", config.context},
                   {"d_model", config.d_model},

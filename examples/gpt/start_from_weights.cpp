@@ -46,7 +46,7 @@ LanguageModel start_from_weights(const std::string& init_from, const std::string
   LanguageModel start = load_language_model(init_from, gpt2_dir);
   const std::string where = gpt2_dir.empty() ? init_from : gpt2_dir;
   GPTConfig config = start.model->config();
-  refuse_contradicting_flags(config, start.tokenizer.kind_name(), requested, tokenizer, given,
+  refuse_contradicting_flags(config, start.tokenizer->kind_name(), requested, tokenizer, given,
                              where);
   if (given_flag(given, "--dropout") && requested.dropout != config.dropout) {
     config.dropout = requested.dropout;

@@ -7,81 +7,132 @@
 #include "base/data/utf8.h"
 
 namespace atencion::examples::gpt {
+namespace {
 
-TextTokenizer TextTokenizer::bytes() { return TextTokenizer(); }
-
-TextTokenizer TextTokenizer::sentencepiece(Tokenizer tokenizer) {
-  TextTokenizer result;
-  result.kind_ = Kind::SentencePiece;
-  result.pieces_ = std::make_shared<const Tokenizer>(std::move(tokenizer));
-  return result;
-}
-
-TextTokenizer TextTokenizer::gpt2(Gpt2Bpe bpe) {
-  TextTokenizer result;
-  result.kind_ = Kind::Gpt2;
-  result.bpe_ = std::make_shared<const Gpt2Bpe>(std::move(bpe));
-  return result;
-}
-
-const char* TextTokenizer::kind_name() const {
-  switch (kind_) {
-    case Kind::Bytes: return "bytes";
-    case Kind::SentencePiece: return "sentencepiece";
-    case Kind::Gpt2: return "gpt2";
-  }
-  return "?";
-}
-
-std::vector<int64_t> TextTokenizer::encode(std::string_view text) const {
-  if (kind_ == Kind::Bytes) {
+// id = the byte's value.
+class ByteTokens : public TextTokenizer {
+ public:
+  std::vector<int64_t> encode(std::string_view text) const override {
     std::vector<int64_t> ids;
     ids.reserve(text.size());
     for (const char byte : text) ids.push_back(static_cast<unsigned char>(byte));
     return ids;
   }
-  if (const auto bad = find_invalid_utf8(text))
-    throw std::invalid_argument(std::string(kind_name()) +
-                                " tokens: the text is not valid UTF-8 (byte offset " +
-                                std::to_string(*bad) + "); byte-level tokens accept any bytes");
-  if (kind_ == Kind::Gpt2) return bpe_->encode(text);
-  // SentencePiece: line by line, each line ending in eos
-  std::vector<int64_t> ids;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = text.find('\n', start);
-    const std::string_view line =
-        text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    for (const int64_t id : pieces_->encode(line)) ids.push_back(id);
-    if (end == std::string_view::npos) break;
-    ids.push_back(Tokenizer::eos_id);
-    start = end + 1;
-  }
-  return ids;
-}
-
-std::string TextTokenizer::decode(const std::vector<int64_t>& ids) const {
-  if (kind_ == Kind::Bytes) {
+  std::string decode(const std::vector<int64_t>& ids) const override {
     std::string text;
     for (const int64_t id : ids) text.push_back(static_cast<char>(static_cast<unsigned char>(id)));
     return text;
   }
-  if (kind_ == Kind::Gpt2) return bpe_->decode(ids);
-  std::string text;
-  std::vector<int64_t> line;
-  for (const int64_t id : ids) {
-    if (id == Tokenizer::eos_id) {
-      text += pieces_->decode(line) + "\n";
-      line.clear();
-    } else {
-      line.push_back(id);
+  int64_t vocab_size() const override { return 256; }
+  int64_t start_id() const override { return '\n'; }
+  const char* kind_name() const override { return "bytes"; }
+};
+
+// Line by line, each line ending in eos.
+class SentencePieceTokens : public TextTokenizer {
+ public:
+  explicit SentencePieceTokens(Tokenizer pieces) : pieces_(std::move(pieces)) {}
+  std::vector<int64_t> encode(std::string_view text) const override {
+    require_utf8(text);
+    std::vector<int64_t> ids;
+    size_t start = 0;
+    while (start <= text.size()) {
+      const size_t end = text.find('\n', start);
+      const std::string_view line =
+          text.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+      for (const int64_t id : pieces_.encode(line)) ids.push_back(id);
+      if (end == std::string_view::npos) break;
+      ids.push_back(Tokenizer::eos_id);
+      start = end + 1;
     }
+    return ids;
   }
-  return text + pieces_->decode(line);
+  std::string decode(const std::vector<int64_t>& ids) const override {
+    std::string text;
+    std::vector<int64_t> line;
+    for (const int64_t id : ids) {
+      if (id == Tokenizer::eos_id) {
+        text += pieces_.decode(line) + "\n";
+        line.clear();
+      } else {
+        line.push_back(id);
+      }
+    }
+    return text + pieces_.decode(line);
+  }
+  int64_t vocab_size() const override { return pieces_.vocab_size(); }
+  int64_t start_id() const override { return Tokenizer::eos_id; }
+  const char* kind_name() const override { return "sentencepiece"; }
+  std::map<std::string, std::string> files() const override {
+    return {{"tokenizer.model", pieces_.serialized()}};
+  }
+
+ protected:
+  std::string id_text(int64_t id) const override { return pieces_.piece(id); }
+
+ private:
+  Tokenizer pieces_;
+};
+
+// GPT-2's byte-level BPE (gpt2_bpe.h).
+class Gpt2Tokens : public TextTokenizer {
+ public:
+  explicit Gpt2Tokens(Gpt2Bpe bpe) : bpe_(std::move(bpe)) {}
+  std::vector<int64_t> encode(std::string_view text) const override {
+    require_utf8(text);
+    return bpe_.encode(text);
+  }
+  std::string decode(const std::vector<int64_t>& ids) const override { return bpe_.decode(ids); }
+  int64_t vocab_size() const override { return bpe_.vocab_size(); }
+  int64_t start_id() const override { return bpe_.end_of_text_id(); }
+  const char* kind_name() const override { return "gpt2"; }
+  std::map<std::string, std::string> files() const override {
+    return {{"vocab.json", bpe_.vocab_json()}, {"merges.txt", bpe_.merges()}};
+  }
+
+ private:
+  Gpt2Bpe bpe_;
+};
+
+}  // namespace
+
+std::shared_ptr<const TextTokenizer> TextTokenizer::bytes() {
+  return std::make_shared<const ByteTokens>();
+}
+
+std::shared_ptr<const TextTokenizer> TextTokenizer::sentencepiece(Tokenizer tokenizer) {
+  return std::make_shared<const SentencePieceTokens>(std::move(tokenizer));
+}
+
+std::shared_ptr<const TextTokenizer> TextTokenizer::gpt2(Gpt2Bpe bpe) {
+  return std::make_shared<const Gpt2Tokens>(std::move(bpe));
+}
+
+std::shared_ptr<const TextTokenizer> TextTokenizer::from_checkpoint(
+    const std::string& kind, const std::map<std::string, std::string>& files) {
+  auto file = [&](const std::string& name) -> const std::string& {
+    const auto found = files.find(name);
+    if (found == files.end())
+      throw std::runtime_error(name + ": missing (a " + kind + " run's checkpoint holds it)");
+    return found->second;
+  };
+  if (kind == "bytes") return bytes();
+  if (kind == "sentencepiece") return sentencepiece(Tokenizer::from_serialized(file("tokenizer.model")));
+  if (kind == "gpt2")
+    return gpt2(Gpt2Bpe::parse(file("vocab.json"), file("merges.txt"), "vocab.json", "merges.txt"));
+  throw std::runtime_error("tokenizer \"" + kind + "\" is not one a checkpoint can hold "
+                           "(bytes, sentencepiece, gpt2)");
+}
+
+void TextTokenizer::require_utf8(std::string_view text) const {
+  if (const auto bad = find_invalid_utf8(text))
+    throw std::invalid_argument(std::string(kind_name()) +
+                                " tokens: the text is not valid UTF-8 (byte offset " +
+                                std::to_string(*bad) + "); byte-level tokens accept any bytes");
 }
 
 std::string TextTokenizer::label(int64_t id) const {
-  const std::string text = kind_ == Kind::SentencePiece ? pieces_->piece(id) : decode({id});
+  const std::string text = id_text(id);
   std::string shown;
   for (size_t at = 0; at < text.size();) {
     const CodePoint point = decode_utf8(text, at);
@@ -102,40 +153,6 @@ std::string TextTokenizer::label(int64_t id) const {
     at += point.length;
   }
   return shown;
-}
-
-int64_t TextTokenizer::vocab_size() const {
-  switch (kind_) {
-    case Kind::Bytes: return 256;
-    case Kind::SentencePiece: return pieces_->vocab_size();
-    case Kind::Gpt2: return bpe_->vocab_size();
-  }
-  return 0;
-}
-
-int64_t TextTokenizer::start_id() const {
-  switch (kind_) {
-    case Kind::Bytes: return '\n';
-    case Kind::SentencePiece: return Tokenizer::eos_id;
-    case Kind::Gpt2: return bpe_->end_of_text_id();
-  }
-  return 0;
-}
-
-std::string TextTokenizer::file_name() const {
-  return kind_ == Kind::SentencePiece ? "tokenizer.model" : "";
-}
-
-std::string TextTokenizer::file_bytes() const {
-  return kind_ == Kind::SentencePiece ? pieces_->serialized() : "";
-}
-
-TextTokenizer TextTokenizer::from_checkpoint(const std::string& kind,
-                                             const std::string& file_bytes) {
-  if (kind == "bytes") return bytes();
-  if (kind == "sentencepiece") return sentencepiece(Tokenizer::from_serialized(file_bytes));
-  throw std::runtime_error("tokenizer \"" + kind + "\" is not one a checkpoint can hold "
-                           "(bytes, sentencepiece)");
 }
 
 }  // namespace atencion::examples::gpt

@@ -42,8 +42,8 @@ class LanguageModelTask : public TrainingTask {
       : language_model_(language_model),
         run_(run),
         parallel_(parallel),
-        train_tokens_(language_model.tokenizer.encode(split.train)),
-        held_out_tokens_(language_model.tokenizer.encode(split.held_out)),
+        train_tokens_(language_model.tokenizer->encode(split.train)),
+        held_out_tokens_(language_model.tokenizer->encode(split.held_out)),
         held_out_bytes_(static_cast<int64_t>(split.held_out.size())),
         stream_(train_tokens_, language_model.model->config().context, run.batch_size, run.seed,
                 start),
@@ -116,7 +116,7 @@ class LanguageModelTask : public TrainingTask {
 // shared) and weights from the run's seed.
 LanguageModel new_language_model(const TrainOptions& options, const std::string& tokenizer_text,
                                  const DataParallel& parallel) {
-  TextTokenizer tokenizer = TextTokenizer::bytes();
+  std::shared_ptr<const TextTokenizer> tokenizer = TextTokenizer::bytes();
   if (options.run.tokenizer == "sentencepiece") {
     std::vector<std::string> lines;
     size_t start = 0;
@@ -133,7 +133,7 @@ LanguageModel new_language_model(const TrainOptions& options, const std::string&
         parallel.share_tokenizer([&] { return Tokenizer::train(lines, tokenizer_options); }));
   }
   GPTConfig config = options.model;
-  config.vocab = tokenizer.vocab_size();
+  config.vocab = tokenizer->vocab_size();
   Generator generator(options.run.seed);
   return LanguageModel{std::make_shared<GPT>(config, generator), std::move(tokenizer)};
 }
@@ -214,7 +214,7 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
                                                session.parallel());
   const GPTConfig& config = language_model.model->config();
   session.progress().message(
-      "data: " + describe_data(run, data) + "; " + language_model.tokenizer.kind_name() +
+      "data: " + describe_data(run, data) + "; " + language_model.tokenizer->kind_name() +
       " tokens (" + std::to_string(config.vocab) + "), " + std::to_string(task->batches_per_epoch()) +
       " batches of " + std::to_string(run.batch_size) + " an epoch");
   session.progress().message("model: " + language_model.model->type_name() + ", " +

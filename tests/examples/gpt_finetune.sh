@@ -34,7 +34,10 @@ cmp -s "$work/base/step-00000010/model.safetensors" "$work/whole/step-00000008/m
 gpt2=(--gpt2 "$fixture" --text "$work/a.txt" --batch-size 2 --eval-tokens 64)
 run train "${gpt2[@]}" --out "$work/g-whole" --steps 4 --checkpoint-every 2
 run train "${gpt2[@]}" --out "$work/g-halves" --steps 2
-# (its resume: the next commit keeps the tokenizer in the checkpoint)
+run train --out "$work/g-halves" --steps 4 --resume
+cmp "$work/g-whole/step-00000004/model.safetensors" "$work/g-halves/step-00000004/model.safetensors" \
+  || fail "a resumed --gpt2 fine-tune differs from one run straight through"
+run sample --model "$work/g-whole" --max-new-tokens 4 --seed 1 "the cat"
 
 # Flags the weights contradict: one line each.
 refused() {  # refused EXPECTED-TEXT COMMAND...

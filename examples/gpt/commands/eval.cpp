@@ -58,7 +58,7 @@ EvalResult evaluate(const EvalOptions& options) {
   } else {
     throw std::invalid_argument("eval --gpt2 needs --text FILE");
   }
-  const std::vector<int64_t> tokens = language_model.tokenizer.encode(text);
+  const std::vector<int64_t> tokens = language_model.tokenizer->encode(text);
   if (tokens.size() < 2)
     throw std::invalid_argument("eval: the text is " + std::to_string(tokens.size()) +
                                 " token(s); scoring needs at least 2");
@@ -67,7 +67,7 @@ EvalResult evaluate(const EvalOptions& options) {
   const LanguageModel::Score score = language_model.score(batches, EvalProgress(batches.size()));
   // Every token but the first is predicted; the first token's bytes are not scored.
   const int64_t bytes = static_cast<int64_t>(
-      language_model.tokenizer.decode(std::vector<int64_t>(tokens.begin() + 1, tokens.end())).size());
+      language_model.tokenizer->decode(std::vector<int64_t>(tokens.begin() + 1, tokens.end())).size());
   const TextMeasures measured = measures(score, bytes);
   return {score.predictions, bytes, measured.loss, measured.perplexity, measured.bits_per_byte};
 }
@@ -93,7 +93,7 @@ double evaluate_translation(const EvalOptions& options) {
     references.push_back(pair.target);
   }
   const std::vector<std::string> hypotheses = translate_sentences(
-      *language_model.model, language_model.tokenizer, sources, 64, options.batch_size);
+      *language_model.model, *language_model.tokenizer, sources, 64, options.batch_size);
   const BleuScore bleu = corpus_bleu(hypotheses, references);
   std::printf("eval: %zu pairs of the test split (at most %lld words a side), greedy\n",
               pairs.size(), static_cast<long long>(run.max_words));

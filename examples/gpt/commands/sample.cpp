@@ -59,7 +59,7 @@ std::string translate_prompt_lines(const LanguageModel& language_model, const st
   }
   std::string out;
   for (const std::string& translation : translate_sentences(
-           *language_model.model, language_model.tokenizer, lines, max_new_tokens))
+           *language_model.model, *language_model.tokenizer, lines, max_new_tokens))
     out += translation + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
   return out;
@@ -75,7 +75,7 @@ std::string sample(const SampleOptions& options) {
     prompt.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   if (options.translate)
     return translate_prompt_lines(language_model, prompt, options.generate.max_new_tokens);
-  std::vector<int64_t> prompt_ids = language_model.tokenizer.encode(prompt);
+  std::vector<int64_t> prompt_ids = language_model.tokenizer->encode(prompt);
   const int64_t context = language_model.model->config().context;
   if (static_cast<int64_t>(prompt_ids.size()) > context)  // refused, not cut: said before any output
     throw std::invalid_argument("the prompt is " + std::to_string(prompt_ids.size()) +
@@ -83,7 +83,7 @@ std::string sample(const SampleOptions& options) {
                                 std::to_string(context) + " (give its end only)");
   TokenPrinter printer(stdout);
   if (prompt_ids.empty())  // nothing to continue: start where a line (or a document) starts
-    prompt_ids = {language_model.tokenizer.start_id()};
+    prompt_ids = {language_model.tokenizer->start_id()};
   else
     printer.write(prompt);
   // Print each token as it comes: the text decoded so far, less what is already out (a
@@ -92,7 +92,7 @@ std::string sample(const SampleOptions& options) {
   std::string printed;
   auto on_token = [&](int64_t token) {
     generated.push_back(token);
-    const std::string text = language_model.tokenizer.decode(generated);
+    const std::string text = language_model.tokenizer->decode(generated);
     if (text.size() > printed.size() && text.compare(0, printed.size(), printed) == 0) {
       printer.write(std::string_view(text).substr(printed.size()));
       printed = text;
@@ -106,7 +106,7 @@ std::string sample(const SampleOptions& options) {
   // How fast, on stderr (stdout holds only the text): the prompt's forward and every new token.
   std::fprintf(stderr, "%zu tokens in %.3f s (%.1f tokens/s)\n", generated.size(), seconds,
                seconds > 0 ? static_cast<double>(generated.size()) / seconds : 0.0);
-  return language_model.tokenizer.decode(generated);
+  return language_model.tokenizer->decode(generated);
 }
 
 Subcommand add_sample_command(CLI::App& app) {

@@ -54,7 +54,7 @@ std::vector<std::string> show(const ShowOptions& options) {
       " on each prompt (docs/15-gpt.md#looking-inside). Row i is token i looking back at tokens "
       "0..i; each row also names the token the model finds most likely to come next.";
   for (const auto& prompt : options.prompts) {
-    const std::vector<int64_t> ids = language_model.tokenizer.encode(prompt);
+    const std::vector<int64_t> ids = language_model.tokenizer->encode(prompt);
     try {
       page.sentences.push_back(forward_with_maps(language_model, ids, prompt).sentence);
     } catch (const std::invalid_argument& error) {

@@ -31,7 +31,8 @@ GPTConfig tiny_config() {
 }  // namespace
 
 TEST_CASE("instructions: the prompt, then the answer, and its targets only", "[instructions]") {
-  const TextTokenizer bytes = TextTokenizer::bytes();
+  const auto tokenizer = TextTokenizer::bytes();
+  const TextTokenizer& bytes = *tokenizer;
   const auto examples = encode_instructions(kPairs, bytes, 40);
   REQUIRE(examples.size() == 4);
   CHECK(bytes.decode(examples[0].ids) == "Spanish: Hola.\nEnglish: Hello.\n");
@@ -58,7 +59,7 @@ TEST_CASE("instructions: the prompt, then the answer, and its targets only", "[i
 
 TEST_CASE("instructions: the prompt tokens contribute zero gradient, the answer's do not",
           "[instructions]") {
-  const auto examples = encode_instructions(kPairs, TextTokenizer::bytes(), 40);
+  const auto examples = encode_instructions(kPairs, *TextTokenizer::bytes(), 40);
   const TokenBatch batch = instruction_batch(examples, {0, 1});
   Generator generator(3);
   GPT model(tiny_config(), generator);
@@ -80,7 +81,7 @@ TEST_CASE("instructions: the prompt tokens contribute zero gradient, the answer'
 }
 
 TEST_CASE("instructions: the loss is the mean over the answer tokens", "[instructions]") {
-  const auto examples = encode_instructions(kPairs, TextTokenizer::bytes(), 40);
+  const auto examples = encode_instructions(kPairs, *TextTokenizer::bytes(), 40);
   const TokenBatch batch = instruction_batch(examples, {2, 3});
   Generator generator(4);
   GPT model(tiny_config(), generator);
@@ -102,7 +103,7 @@ TEST_CASE("instructions: the loss is the mean over the answer tokens", "[instruc
 
 TEST_CASE("instructions: the stream resumes at a position with the batch it would have given",
           "[instructions]") {
-  const auto examples = encode_instructions(kPairs, TextTokenizer::bytes(), 40);
+  const auto examples = encode_instructions(kPairs, *TextTokenizer::bytes(), 40);
   InstructionStream stream(examples, 2, 7);
   for (int i = 0; i < 3; ++i) stream.next();  // into the second epoch
   const BatchPosition at = stream.position();
@@ -121,7 +122,8 @@ TEST_CASE("instructions: translations stop at the newline, one per sentence, bat
           "[instructions]") {
   Generator generator(5);
   GPT model(tiny_config(), generator);
-  const TextTokenizer bytes = TextTokenizer::bytes();
+  const auto tokenizer = TextTokenizer::bytes();
+  const TextTokenizer& bytes = *tokenizer;
   const std::vector<std::string> spanish = {"Hola.", "Ve.", "Hola.", "Gracias."};
   const auto together = translate_sentences(model, bytes, spanish, 6, 4);
   REQUIRE(together.size() == 4);

@@ -43,7 +43,7 @@ TEST_CASE("playground: next-token answers sampling's stages and generate's draws
   options.sampling.top_p = 0.8;
   options.sampling.seed = 21;
   options.max_new_tokens = 4;
-  const std::vector<int64_t> prompt = lm.tokenizer.encode("the cat");
+  const std::vector<int64_t> prompt = lm.tokenizer->encode("the cat");
   const std::vector<int64_t> generated = generate(*lm.model, prompt, options);
   std::vector<int64_t> stepped;
   for (int64_t step = 0; step < 4; ++step) {
@@ -69,7 +69,7 @@ TEST_CASE("playground: next-token answers sampling's stages and generate's draws
     CHECK(cooled[0] > model[0]);  // τ < 1 sharpens
     CHECK(answer.at("drawn").at("id") == generated[static_cast<size_t>(step)]);
     CHECK(answer.at("drawn").at("text") ==
-          lm.tokenizer.decode({generated[static_cast<size_t>(step)]}));
+          lm.tokenizer->decode({generated[static_cast<size_t>(step)]}));
     CHECK(answer.at("sentence").at("maps").size() == 2);
     stepped.push_back(answer.at("drawn").at("id"));
   }
@@ -80,7 +80,7 @@ TEST_CASE("playground: next-token answers sampling's stages and generate's draws
   const serve::Reply reply =
       generate_reply(lm, request, [&](nlohmann::json line) { partial.push_back(line); });
   REQUIRE(reply.status == 200);
-  CHECK(reply.body.at("completion") == lm.tokenizer.decode(generated));
+  CHECK(reply.body.at("completion") == lm.tokenizer->decode(generated));
   REQUIRE(partial.size() == 4);
   CHECK(partial.back().at("completion") == reply.body.at("completion"));
   CHECK(partial[0].at("token").at("id") == generated[0]);
