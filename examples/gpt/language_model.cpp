@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "autograd/variable.h"
+#include "base/finetune/adapters.h"
+#include "gpt/fine_tune.h"
 #include "gpt/gpt2_weights.h"
 #include "nn/eval_scope.h"
 #include "nn/loss.h"
@@ -18,6 +20,11 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
     throw std::runtime_error(where + "/config.json: not a GPT's checkpoint (no \"model\" and "
                              "\"tokenizer\"; atencion-gpt train writes them)");
   const GPTConfig config = config_from_json(checkpoint.config.at("model"), where);
+  if (checkpoint.config.contains("finetune")) {
+    const FineTuneSettings settings =
+        read_finetune_settings(checkpoint.config, where + "/config.json");
+    if (settings.uses_lora()) return load_adapted(checkpoint, settings, where);
+  }
   // Before the model is built: sizes that do not match the weights could ask for gigabytes.
   check_expected_tensors(header_of(checkpoint.model), expected_tensors(config),
                          where + "/model.safetensors");
@@ -43,7 +50,11 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
     throw std::runtime_error(where + ": the tokenizer has " +
                              std::to_string(tokenizer->vocab_size()) + " ids, the model " +
                              std::to_string(config.vocab));
-  return LanguageModel{std::move(model), std::move(tokenizer)};
+  LanguageModel result{std::move(model), std::move(tokenizer)};
+  if (checkpoint.config.contains("finetune"))  // a full fine-tune: its record goes on
+    result.finetune = {{"finetune", checkpoint.config.at("finetune")},
+                       {"base", checkpoint.config.value("base", nlohmann::json::object())}};
+  return result;
 }
 
 CheckpointData LanguageModel::to_checkpoint() const {
@@ -52,6 +63,11 @@ CheckpointData LanguageModel::to_checkpoint() const {
   data.config["tokenizer"] = tokenizer->kind_name();
   data.model = model->state_dict();
   data.files = tokenizer->files();
+  if (!finetune.is_null()) {  // a fine-tune: its record, and with LoRA only what it trained
+    data.config["finetune"] = finetune.at("finetune");
+    data.config["base"] = finetune.at("base");
+    data.model = fine_tuned_tensors(*model, read_finetune_settings(finetune, "fine-tune"));
+  }
   return data;
 }
 

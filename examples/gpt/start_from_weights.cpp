@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "gpt/fine_tune.h"
+
 namespace atencion::examples::gpt {
 namespace {
 
@@ -48,13 +50,8 @@ LanguageModel start_from_weights(const std::string& init_from, const std::string
   GPTConfig config = start.model->config();
   refuse_contradicting_flags(config, start.tokenizer->kind_name(), requested, tokenizer, given,
                              where);
-  if (given_flag(given, "--dropout") && requested.dropout != config.dropout) {
-    config.dropout = requested.dropout;
-    Generator generator = Generator::skipping_tensor_draws();  // every weight is replaced
-    auto model = std::make_shared<GPT>(config, generator);
-    model->load_state_dict(start.model->state_dict());
-    start.model = std::move(model);
-  }
+  if (given_flag(given, "--dropout") && requested.dropout != config.dropout)
+    set_dropout(start, requested.dropout);
   return start;
 }
 

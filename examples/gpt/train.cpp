@@ -15,6 +15,7 @@
 #include "base/training/session.h"
 #include "base/data/split.h"
 #include "base/data/tsv.h"
+#include "gpt/fine_tune.h"
 #include "gpt/instruction_task.h"
 #include "gpt/language_model.h"
 #include "gpt/start_from_weights.h"
@@ -168,6 +169,16 @@ std::string describe_data(const RunConfig& run, const RunData& data) {
          std::to_string(data.text.held_out.size()) + " held out";
 }
 
+// A run from weights: loaded, checked against the flags, then begun as a fine-tune (its
+// record, and LoRA's adapters when asked for).
+LanguageModel start_fine_tune(const TrainOptions& options) {
+  const RunConfig& run = options.run;
+  LanguageModel start = start_from_weights(run.init_from, run.gpt2, options.model, run.tokenizer,
+                                           options.model_flags);
+  begin_fine_tune(start, {run.init_from, run.gpt2}, options.finetune, run.seed);
+  return start;
+}
+
 }  // namespace
 
 RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
@@ -201,8 +212,7 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
       session.resumes() ? LanguageModel::from_checkpoint(session.checkpoint())
       : run.init_from.empty() && run.gpt2.empty()
           ? new_language_model(options, data.tokenizer_text, session.parallel())
-          : start_from_weights(run.init_from, run.gpt2, options.model, run.tokenizer,
-                               options.model_flags);
+          : start_fine_tune(options);
   session.prepare(*language_model.model);
   std::unique_ptr<TrainingTask> task;
   if (run.task == "translate")
@@ -220,9 +230,13 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
   session.progress().message("model: " + language_model.model->type_name() + ", " +
                              std::to_string(language_model.model->parameter_count()) +
                              " parameters; prepared in " + format_duration(session.seconds()));
-  // Adam with nanoGPT's β2 for small models.
-  return session.train(*task, optimizer_recipe(run, config.d_model, {.beta2 = 0.99, .eps = 1e-8}))
-      .last_checkpoint;
+  // Adam with nanoGPT's β2 for small models; a fine-tune's schedule for a run from weights.
+  OptimizerRecipe recipe = optimizer_recipe(run, config.d_model, {.beta2 = 0.99, .eps = 1e-8});
+  if (!language_model.finetune.is_null()) {
+    recipe.fine_tune = read_finetune_settings(language_model.finetune, "fine-tune").schedule();
+    session.progress().message(trainable_line(*language_model.model));
+  }
+  return session.train(*task, recipe).last_checkpoint;
 }
 
 }  // namespace atencion::examples::gpt

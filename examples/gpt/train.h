@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/finetune/finetune_options.h"
 #include "base/training/trainer.h"
 #include "gpt/gpt.h"
 #include "nlohmann/json.hpp"
@@ -63,6 +64,10 @@ struct TrainOptions {
   // --layers, --dropout, --tokenizer, --vocab): a run from weights refuses those its weights
   // contradict, and takes --dropout.
   std::vector<std::string> model_flags;
+  // A run from weights is a fine-tune (docs/18-finetuning.md): the fine-tune schedule and, with
+  // --lora-rank, LoRA's adapters on these layers (the GPT's names: q_proj, k_proj, v_proj,
+  // out_proj, linear1, linear2).
+  FineTuneSettings finetune = {.lora_targets = {"q_proj", "v_proj"}};
   TrainerOptions trainer = default_session();
 };
 

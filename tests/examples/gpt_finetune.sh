@@ -30,6 +30,30 @@ cmp "$work/whole/step-00000008/model.safetensors" "$work/halves/step-00000008/mo
   || fail "a resumed fine-tune differs from one run straight through"
 cmp -s "$work/base/step-00000010/model.safetensors" "$work/whole/step-00000008/model.safetensors" && fail "the weights did not move"
 
+# LoRA (--lora-rank): only the adapters in the checkpoint, with the base's checksum; an exact
+# resume; merge folds them in, and the merged model scores as the adapted one; adapters on a base
+# whose weights changed are refused in one line.
+cp -r "$work/base" "$work/base-copy"
+lora=(--init-from "$work/base-copy" --text "$work/b.txt" --batch-size 4 --eval-tokens 256
+      --lora-rank 4 --lora-alpha 8 --lora-targets q_proj,v_proj,out_proj --lr 3e-3 --warmup 2)
+run train "${lora[@]}" --out "$work/l-whole" --steps 6 --checkpoint-every 3
+grep -q "trainable: 768 of 11968 parameters" "$work/log" || { cat "$work/log"; fail "trainable line"; }
+grep -q '"lora_rank": 4' "$work/l-whole/step-00000006/config.json" || fail "no finetune record"
+grep -q '"checksum"' "$work/l-whole/step-00000006/config.json" || fail "no base checksum"
+[[ $(stat -c %s "$work/l-whole/step-00000006/model.safetensors") -lt 8000 ]] \
+  || fail "the LoRA checkpoint holds more than the adapters"
+run train "${lora[@]}" --out "$work/l-halves" --steps 3
+run train --out "$work/l-halves" --steps 6 --resume
+cmp "$work/l-whole/step-00000006/model.safetensors" "$work/l-halves/step-00000006/model.safetensors" \
+  || fail "a resumed LoRA fine-tune differs from one run straight through"
+run merge --model "$work/l-whole" --out "$work/l-merged"
+"$binary" eval --model "$work/l-whole" --text "$work/b.txt" > "$work/e-adapted"
+"$binary" eval --model "$work/l-merged" --text "$work/b.txt" > "$work/e-merged"
+cmp "$work/e-adapted" "$work/e-merged" || { cat "$work/e-adapted" "$work/e-merged"; fail "merged scores differ"; }
+cmp -s "$work/e-adapted" <("$binary" eval --model "$work/base-copy" --text "$work/b.txt") \
+  && fail "the adapters changed nothing"
+rm -rf "$work/base-copy/step-00000010" && cp -r "$work/whole/step-00000008" "$work/base-copy/step-00000010"
+
 # GPT-2's files: the tokenizer comes along into the checkpoints, and the run resumes exactly.
 gpt2=(--gpt2 "$fixture" --text "$work/a.txt" --batch-size 2 --eval-tokens 64)
 run train "${gpt2[@]}" --out "$work/g-whole" --steps 4 --checkpoint-every 2
@@ -46,12 +70,15 @@ refused() {  # refused EXPECTED-TEXT COMMAND...
   [[ $(wc -l < "$work/err") == 1 ]] || { cat "$work/err"; fail "not one line: $*"; }
   grep -qF -- "$expected" "$work/err" || { cat "$work/err"; fail "expected '$expected': $*"; }
 }
-refused "--d-model 32: the weights in $work/base have d_model 16" \
+refused "--d-model 32: the weights in $work/base/step-00000010 have d_model 16" \
   "$binary" train --init-from "$work/base" --d-model 32 --heads 2 --text "$work/b.txt" --out "$work/x"
 refused "--context 64: the weights in $fixture have context 16" \
   "$binary" train --gpt2 "$fixture" --context 64 --text "$work/b.txt" --out "$work/x"
 refused "--tokenizer sentencepiece: the weights in $fixture come with gpt2 tokens" \
   "$binary" train --gpt2 "$fixture" --tokenizer sentencepiece --text "$work/b.txt" --out "$work/x"
+refused "these adapters were trained on base" "$binary" eval --model "$work/l-whole" --text "$work/b.txt"
+refused "--lora-rank: a fine-tune's flag (start from weights with --init-from DIR or --gpt2 DIR)" \
+  "$binary" train "${tiny[@]}" --text "$work/a.txt" --lora-rank 4 --out "$work/x"
 refused "--init-from excludes --gpt2" \
   "$binary" train --gpt2 "$fixture" --init-from "$work/base" --out "$work/x"
 

@@ -18,7 +18,7 @@ nn::LoRAOptions FineTuneSettings::lora() const {
   return {.rank = lora_rank, .alpha = lora_alpha, .targets = lora_targets};
 }
 
-void add_finetune_options(CLI::App* command, FineTuneSettings& settings) {
+void add_finetune_options(CLI::App* command, FineTuneSettings& settings, bool warmup_flag) {
   command->add_option("--lora-rank", settings.lora_rank,
                       "rank r of the LoRA adapters; 0 trains every weight (a full fine-tune)")
       ->capture_default_str()->check(at_least(0));
@@ -29,8 +29,9 @@ void add_finetune_options(CLI::App* command, FineTuneSettings& settings) {
       ->delimiter(',')->capture_default_str();
   command->add_option("--lr", settings.peak_lr, "the fine-tune schedule's peak learning rate")
       ->capture_default_str()->check(at_least(0, true));
-  command->add_option("--warmup", settings.warmup_steps, "warm-up steps")
-      ->capture_default_str()->check(at_least(1));
+  if (warmup_flag)
+    command->add_option("--warmup", settings.warmup_steps, "warm-up steps")
+        ->capture_default_str()->check(at_least(1));
   command->add_option("--decay-steps", settings.decay_steps,
                       "the step where the linear decay reaches a tenth of the peak")
       ->capture_default_str()->check(at_least(2));

@@ -40,8 +40,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FineTuneSettings, lora_rank, lora_alpha, lora
 
 // Adds --lora-rank, --lora-alpha, --lora-targets (comma-separated), --lr, --warmup and
 // --decay-steps to `command`, each a field of `settings` (whose values are the defaults shown:
-// a family sets its own lora_targets first).
-void add_finetune_options(CLI::App* command, FineTuneSettings& settings);
+// a family sets its own lora_targets first). `warmup_flag` false leaves --warmup out, for a
+// command that has its own (the GPT's train, whose --warmup serves both schedules).
+void add_finetune_options(CLI::App* command, FineTuneSettings& settings, bool warmup_flag = true);
 
 // config.json's "finetune" section, each field checked as the command line checks it; one line
 // naming `file` (std::runtime_error) when it is missing or out of range.

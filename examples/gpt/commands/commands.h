@@ -1,5 +1,5 @@
 // examples/gpt/commands/commands.h — the subcommands of `atencion-gpt`, one file each:
-// train.cpp, sample.cpp, eval.cpp, show.cpp, serve.cpp. Each add_*_command adds its subcommand and options
+// train.cpp, sample.cpp, eval.cpp, show.cpp, serve.cpp, merge.cpp. Each add_*_command adds its subcommand and options
 // to the program's CLI::App and returns what runs it once the line is parsed.
 // Lesson: docs/15-gpt.md#the-program
 #pragma once
@@ -19,6 +19,7 @@ Subcommand add_sample_command(CLI::App& app);
 Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);
 Subcommand add_serve_command(CLI::App& app);  // serve.cpp: the playground (live.h)
+Subcommand add_merge_command(CLI::App& app);  // merge.cpp: LoRA's adapters folded in
 
 // Where sample, eval and show find the model: a checkpoint of train, or GPT-2's published files.
 struct ModelSource {
