@@ -8,10 +8,12 @@
 // Each step: zero_grad, the language-model loss of a batch of 4 sequences × 128 tokens (dropout
 // 0.1), backward, one Adam step; one warm-up step before the 3 timed ones.
 // Counters: trainable_parameters; optimizer_mib (Adam's m and v, read from its state);
+// cpu_seconds_per_step (all threads: steadier than the wall clock on a shared machine);
 // peak_tensor_mib (the most bytes tensors held at once during the timed steps). The process's
 // peak RSS is the kernel's: run one case alone under /usr/bin/time -v,
 //   /usr/bin/time -v build/bench/bench_gpt_finetune --benchmark_filter=lora
 #include <benchmark/benchmark.h>
+#include <sys/resource.h>
 
 #include <memory>
 #include <vector>
@@ -47,6 +49,13 @@ atencion::Tensor random_tokens(int64_t batch, int64_t length, uint64_t seed) {
   return atencion::Tensor::from_ids(ids, {batch, length});
 }
 
+double process_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
 void finetune_step(benchmark::State& state, bool lora) {
   std::unique_ptr<GPT> model = gpt2_small_sized();
   model->train();
@@ -71,7 +80,12 @@ void finetune_step(benchmark::State& state, bool lora) {
   };
   step();  // warm-up: Adam's m and v are made here
   atencion::Storage::reset_peak_bytes();
+  const double cpu_before = process_cpu_seconds();
   for (auto _ : state) step();
+  // CPU seconds of every thread: on a shared machine (other jobs, or a job stopped and resumed)
+  // a steadier figure than the wall clock; on an idle one, wall ≈ CPU / threads.
+  state.counters["cpu_seconds_per_step"] =
+      (process_cpu_seconds() - cpu_before) / static_cast<double>(state.iterations());
   double optimizer_bytes = 0;
   for (const auto& [name, buffer] : adam.state_dict())
     optimizer_bytes += static_cast<double>(buffer.numel()) *

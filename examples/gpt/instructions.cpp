@@ -65,7 +65,8 @@ InstructionStream::InstructionStream(const std::vector<Instruction>& examples,
   if (static_cast<int64_t>(examples.size()) < batch_size)
     throw std::invalid_argument("instructions: " + std::to_string(examples.size()) +
                                 " pairs fit the context, fewer than one batch of " +
-                                std::to_string(batch_size) + " (a smaller --batch-size)");
+                                std::to_string(batch_size) +
+                                " (a larger --context or a smaller --batch-size)");
   plan();
 }
 

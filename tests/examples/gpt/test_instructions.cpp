@@ -114,8 +114,8 @@ TEST_CASE("instructions: the stream resumes at a position with the batch it woul
   CHECK(allclose(batch.ids, expected.ids, 0, 0));
   CHECK(allclose(batch.targets, expected.targets, 0, 0));
   CHECK_THROWS_WITH(InstructionStream(examples, 5, 7),
-                    "instructions: 4 pairs fit the context, fewer than one batch of 5 (a smaller "
-                    "--batch-size)");
+                    "instructions: 4 pairs fit the context, fewer than one batch of 5 (a larger --context "
+                    "or a smaller --batch-size)");
 }
 
 TEST_CASE("instructions: translations stop at the newline, one per sentence, batched or not",
