@@ -5,8 +5,8 @@
 //   gpt_finetune/full   every parameter trained (Adam over all of them)
 //   gpt_finetune/lora   LoRA rank 8, α 16 on every q_proj and v_proj (nn/lora.h): W frozen,
 //                       only the adapters in the optimizer
-// Each step: zero_grad, the language-model loss of a batch of 4 sequences × 128 tokens (dropout
-// 0.1), backward, one Adam step; one warm-up step before the 3 timed ones.
+// Each step: zero_grad, the language-model loss of a batch of 2 sequences × 128 tokens (dropout
+// 0.1), backward, one Adam step; one warm-up step before the 2 timed ones.
 // Counters: trainable_parameters; optimizer_mib (Adam's m and v, read from its state);
 // cpu_seconds_per_step (all threads: steadier than the wall clock on a shared machine);
 // peak_tensor_mib (the most bytes tensors held at once during the timed steps). The process's
@@ -71,7 +71,7 @@ void finetune_step(benchmark::State& state, bool lora) {
     count += parameter.value().numel();
   }
   atencion::nn::Adam adam(trainable, {.lr = 1e-4});
-  const atencion::Tensor ids = random_tokens(4, 129, 1);
+  const atencion::Tensor ids = random_tokens(2, 129, 1);
   const atencion::Tensor inputs = ids.narrow(1, 0, 128), targets = ids.narrow(1, 1, 128);
   auto step = [&] {
     adam.zero_grad();
@@ -101,6 +101,6 @@ void lora(benchmark::State& state) { finetune_step(state, true); }
 
 }  // namespace
 
-BENCHMARK(full)->Name("gpt_finetune/full")->Iterations(3)->Unit(benchmark::kSecond)->UseRealTime();
-BENCHMARK(lora)->Name("gpt_finetune/lora")->Iterations(3)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(full)->Name("gpt_finetune/full")->Iterations(2)->Unit(benchmark::kSecond)->UseRealTime();
+BENCHMARK(lora)->Name("gpt_finetune/lora")->Iterations(2)->Unit(benchmark::kSecond)->UseRealTime();
 BENCHMARK_MAIN();
