@@ -1,4 +1,5 @@
-// examples/bert/main.cpp — `atencion-bert`: train, fill-mask, eval, show, tokenize, serve (a file each in
+// examples/bert/main.cpp — `atencion-bert`: train, fill-mask, eval, show, tokenize, serve, finetune,
+// pair-task, classify (a file each in
 // commands/). Lesson: docs/16-bert.md
 //
 //   atencion-bert train [--minutes 5] [--text FILE] [--out runs/bert] [--resume]
@@ -8,6 +9,10 @@
 //   atencion-bert tokenize --model runs/bert [--ids] "El perro come."     (or lines on stdin)
 //   atencion-bert serve --model runs/bert [--host 127.0.0.1] [--port 8080]   (the live page)
 //   any of the last four with --bert DIR: bert-base-uncased as Hugging Face publishes it
+//   atencion-bert pair-task --out data/pair-task      (the English-Spanish pair task's files)
+//   atencion-bert finetune --init-from runs/bert [--lora-rank 8] --out runs/bert-classifier
+//   atencion-bert classify --model runs/bert-classifier ["English." "Spanish."]
+//   (docs/18-finetuning.md)
 #include <vector>
 
 #include "base/cli/program.h"
@@ -25,6 +30,8 @@ int main(int argc, char** argv) {
   CLI::App& app = program.app();
   const std::vector<Subcommand> subcommands = {
       add_train_command(app, communicator), add_fill_mask_command(app), add_eval_command(app),
-      add_show_command(app),                add_tokenize_command(app),  add_serve_command(app)};
+      add_show_command(app),                add_tokenize_command(app),  add_serve_command(app),
+      add_finetune_command(app, communicator), add_pair_task_command(app),
+      add_classify_command(app)};
   return program.run(argc, argv, subcommands, &communicator);
 }

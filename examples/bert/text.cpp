@@ -11,11 +11,12 @@
 #include "base/data/tsv.h"
 #include "base/data/utf8.h"
 #include "base/io/file_checks.h"
+#include "bert/pair_task.h"
 
 namespace atencion::examples::bert {
 namespace {
 
-std::string shipped_pairs() {
+std::string shipped_pairs_path() {
   if (const char* override_path = std::getenv("ATENCION_TRANSLATE_DATA")) return override_path;
   const std::string shipped = std::string(ATENCION_BERT_PAIRS_DIR) + "/spa-eng.tsv";
   if (std::filesystem::exists(shipped)) return shipped;
@@ -30,11 +31,13 @@ std::string trimmed(std::string_view line) {
 
 }  // namespace
 
+std::vector<SentencePair> shipped_pairs() { return read_pairs(shipped_pairs_path()); }
+
 std::vector<std::string> read_sentences(const std::string& path) {
   std::vector<std::string> sentences;
   if (path.empty()) {
     std::unordered_set<std::string> seen;
-    for (const SentencePair& pair : read_pairs(shipped_pairs()))
+    for (const SentencePair& pair : shipped_pairs())
       if (seen.insert(pair.source).second) sentences.push_back(pair.source);
     return sentences;
   }

@@ -106,6 +106,8 @@ Gpt2Bpe Gpt2Bpe::parse(std::string_view vocab_json, std::string_view merges,
                        const std::string& vocab_name, const std::string& merges_name) {
   Gpt2Bpe bpe;
   bpe.vocab_file_ = vocab_name;
+  bpe.vocab_json_ = vocab_json;
+  bpe.merges_ = merges;
   nlohmann::json vocab;
   try {
     vocab = nlohmann::json::parse(vocab_json);

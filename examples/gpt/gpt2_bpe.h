@@ -47,6 +47,10 @@ class Gpt2Bpe {
   // The file the vocabulary was read from ("<dir>/vocab.json" or "<dir>/encoder.json"), for
   // messages.
   const std::string& vocab_file() const { return vocab_file_; }
+  // The two files' contents as read: what a checkpoint of a run from GPT-2's weights keeps
+  // (as vocab.json and merges.txt), for parse() to read back.
+  const std::string& vocab_json() const { return vocab_json_; }
+  const std::string& merges() const { return merges_; }
   // The id of "<|endoftext|>" (50256 in GPT-2's files), or of "\n" in files without it.
   int64_t end_of_text_id() const;
 
@@ -63,6 +67,7 @@ class Gpt2Bpe {
   std::map<std::pair<std::string, std::string>, int64_t> ranks_;  // merge pair -> rank
   std::unordered_map<std::string, unsigned char> bytes_of_symbol_;  // "Ġ" -> ' '
   std::string vocab_file_;
+  std::string vocab_json_, merges_;
 };
 
 }  // namespace atencion::examples::gpt

@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "autograd/variable.h"
+#include "base/finetune/adapters.h"
+#include "gpt/fine_tune.h"
 #include "gpt/gpt2_weights.h"
 #include "nn/eval_scope.h"
 #include "nn/loss.h"
@@ -18,6 +20,11 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
     throw std::runtime_error(where + "/config.json: not a GPT's checkpoint (no \"model\" and "
                              "\"tokenizer\"; atencion-gpt train writes them)");
   const GPTConfig config = config_from_json(checkpoint.config.at("model"), where);
+  if (checkpoint.config.contains("finetune")) {
+    const FineTuneSettings settings =
+        read_finetune_settings(checkpoint.config, where + "/config.json");
+    if (settings.uses_lora()) return load_adapted(checkpoint, settings, where);
+  }
   // Before the model is built: sizes that do not match the weights could ask for gigabytes.
   check_expected_tensors(header_of(checkpoint.model), expected_tensors(config),
                          where + "/model.safetensors");
@@ -32,17 +39,9 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
   model->eval();
   const nlohmann::json& kind = checkpoint.config.at("tokenizer");
   if (!kind.is_string()) throw std::runtime_error(where + "/config.json: \"tokenizer\" is not a string");
-  std::string file_bytes;
-  if (kind == "sentencepiece") {
-    const auto found = checkpoint.files.find("tokenizer.model");
-    if (found == checkpoint.files.end())
-      throw std::runtime_error(where + "/tokenizer.model: missing (a sentencepiece run's "
-                               "checkpoint holds it)");
-    file_bytes = found->second;
-  }
   std::shared_ptr<const TextTokenizer> tokenizer = [&] {
     try {
-      return TextTokenizer::from_checkpoint(kind.get<std::string>(), file_bytes);
+      return TextTokenizer::from_checkpoint(kind.get<std::string>(), checkpoint.files);
     } catch (const std::exception& error) {
       throw std::runtime_error(where + ": " + error.what());
     }
@@ -51,7 +50,11 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
     throw std::runtime_error(where + ": the tokenizer has " +
                              std::to_string(tokenizer->vocab_size()) + " ids, the model " +
                              std::to_string(config.vocab));
-  return LanguageModel{std::move(model), std::move(tokenizer)};
+  LanguageModel result{std::move(model), std::move(tokenizer)};
+  if (checkpoint.config.contains("finetune"))  // a full fine-tune: its record goes on
+    result.finetune = {{"finetune", checkpoint.config.at("finetune")},
+                       {"base", checkpoint.config.value("base", nlohmann::json::object())}};
+  return result;
 }
 
 CheckpointData LanguageModel::to_checkpoint() const {
@@ -59,7 +62,12 @@ CheckpointData LanguageModel::to_checkpoint() const {
   data.config["model"] = config_to_json(model->config());
   data.config["tokenizer"] = tokenizer->kind_name();
   data.model = model->state_dict();
-  if (!tokenizer->file_name().empty()) data.files[tokenizer->file_name()] = tokenizer->file_bytes();
+  data.files = tokenizer->files();
+  if (!finetune.is_null()) {  // a fine-tune: its record, and with LoRA only what it trained
+    data.config["finetune"] = finetune.at("finetune");
+    data.config["base"] = finetune.at("base");
+    data.model = fine_tuned_tensors(*model, read_finetune_settings(finetune, "fine-tune"));
+  }
   return data;
 }
 
@@ -70,8 +78,10 @@ LanguageModel::Score LanguageModel::score(
   Score total;
   for (size_t i = 0; i < batches.size(); ++i) {
     const TokenBatch& batch = batches[i];
-    total.nats += model->loss(batch.ids, batch.targets).item() * static_cast<double>(batch.tokens());
-    total.predictions += batch.tokens();
+    // the loss is a mean over the counted targets (all of them, or an answer's: instructions.h)
+    const int64_t counted = nn::counted_rows(batch.targets).count;
+    total.nats += model->loss(batch.ids, batch.targets).item() * static_cast<double>(counted);
+    total.predictions += counted;
     if (after_batch) after_batch(i + 1, total);
   }
   return total;

@@ -17,13 +17,18 @@ namespace atencion::examples::gpt {
 struct LanguageModel {
   std::shared_ptr<GPT> model;
   std::shared_ptr<const TextTokenizer> tokenizer;  // one of its kinds (text_tokenizer.h)
+  // A fine-tune's record (fine_tune.h): config.json's "finetune" and "base" sections, as
+  // {"finetune": ..., "base": ...}; null for a model trained from its seed. With LoRA, its
+  // checkpoint keeps only the adapters, and loading one loads the base first.
+  nlohmann::json finetune;
 
   // A checkpoint of atencion-gpt train (a run directory or one step-N), in eval mode.
   static LanguageModel from_checkpoint(const CheckpointData& checkpoint);
   // config.json, weights and tokenizer file (the trainer adds the rest).
   CheckpointData to_checkpoint() const;
 
-  // Summed cross-entropy (nats) and predictions over `batches`, in eval mode, no graph;
+  // Summed cross-entropy (nats) and predictions (targets other than nn::kIgnoreIndex) over
+  // `batches`, in eval mode, no graph;
   // `after_batch`, when given, sees the number of batches scored and the sum so far.
   struct Score {
     double nats = 0;

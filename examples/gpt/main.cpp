@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   CLI::App& app = program.app();
   const std::vector<Subcommand> subcommands = {add_train_command(app, communicator),
                                                add_sample_command(app), add_eval_command(app),
-                                               add_show_command(app), add_serve_command(app)};
+                                               add_show_command(app), add_serve_command(app),
+                                               add_merge_command(app)};
   // Training on N processes waits in collectives: a process that fails ends them all.
   return program.run(argc, argv, subcommands, &communicator);
 }

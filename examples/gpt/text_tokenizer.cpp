@@ -63,8 +63,9 @@ class SentencePieceTokens : public TextTokenizer {
   int64_t vocab_size() const override { return pieces_.vocab_size(); }
   int64_t start_id() const override { return Tokenizer::eos_id; }
   const char* kind_name() const override { return "sentencepiece"; }
-  std::string file_name() const override { return "tokenizer.model"; }
-  std::string file_bytes() const override { return pieces_.serialized(); }
+  std::map<std::string, std::string> files() const override {
+    return {{"tokenizer.model", pieces_.serialized()}};
+  }
 
  protected:
   std::string id_text(int64_t id) const override { return pieces_.piece(id); }
@@ -85,6 +86,9 @@ class Gpt2Tokens : public TextTokenizer {
   int64_t vocab_size() const override { return bpe_.vocab_size(); }
   int64_t start_id() const override { return bpe_.end_of_text_id(); }
   const char* kind_name() const override { return "gpt2"; }
+  std::map<std::string, std::string> files() const override {
+    return {{"vocab.json", bpe_.vocab_json()}, {"merges.txt", bpe_.merges()}};
+  }
 
  private:
   Gpt2Bpe bpe_;
@@ -104,12 +108,20 @@ std::shared_ptr<const TextTokenizer> TextTokenizer::gpt2(Gpt2Bpe bpe) {
   return std::make_shared<const Gpt2Tokens>(std::move(bpe));
 }
 
-std::shared_ptr<const TextTokenizer> TextTokenizer::from_checkpoint(const std::string& kind,
-                                                                    const std::string& file_bytes) {
+std::shared_ptr<const TextTokenizer> TextTokenizer::from_checkpoint(
+    const std::string& kind, const std::map<std::string, std::string>& files) {
+  auto file = [&](const std::string& name) -> const std::string& {
+    const auto found = files.find(name);
+    if (found == files.end())
+      throw std::runtime_error(name + ": missing (a " + kind + " run's checkpoint holds it)");
+    return found->second;
+  };
   if (kind == "bytes") return bytes();
-  if (kind == "sentencepiece") return sentencepiece(Tokenizer::from_serialized(file_bytes));
+  if (kind == "sentencepiece") return sentencepiece(Tokenizer::from_serialized(file("tokenizer.model")));
+  if (kind == "gpt2")
+    return gpt2(Gpt2Bpe::parse(file("vocab.json"), file("merges.txt"), "vocab.json", "merges.txt"));
   throw std::runtime_error("tokenizer \"" + kind + "\" is not one a checkpoint can hold "
-                           "(bytes, sentencepiece)");
+                           "(bytes, sentencepiece, gpt2)");
 }
 
 void TextTokenizer::require_utf8(std::string_view text) const {

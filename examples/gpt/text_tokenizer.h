@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,9 +31,11 @@ class TextTokenizer {
   static std::shared_ptr<const TextTokenizer> bytes();
   static std::shared_ptr<const TextTokenizer> sentencepiece(Tokenizer tokenizer);
   static std::shared_ptr<const TextTokenizer> gpt2(Gpt2Bpe bpe);
-  // The tokenizer a checkpoint's config names ("bytes", "sentencepiece") from its files.
-  static std::shared_ptr<const TextTokenizer> from_checkpoint(const std::string& kind,
-                                                              const std::string& file_bytes);
+  // The tokenizer a checkpoint's config names ("bytes", "sentencepiece", "gpt2") from the
+  // checkpoint's files (those files() wrote). Throws std::runtime_error "<file>: missing ..." for
+  // a file it needs and does not find.
+  static std::shared_ptr<const TextTokenizer> from_checkpoint(
+      const std::string& kind, const std::map<std::string, std::string>& files);
   virtual ~TextTokenizer() = default;
 
   // Throws std::invalid_argument "<kind>: ..." for text it cannot encode (invalid UTF-8 for the
@@ -48,9 +51,9 @@ class TextTokenizer {
   virtual int64_t start_id() const = 0;
   virtual const char* kind_name() const = 0;  // "bytes", "sentencepiece", "gpt2"
 
-  // The file a checkpoint keeps for this tokenizer ("" and nothing for bytes and GPT-2's).
-  virtual std::string file_name() const { return ""; }
-  virtual std::string file_bytes() const { return ""; }
+  // The files a checkpoint keeps for this tokenizer, by name: none for bytes, tokenizer.model
+  // for SentencePiece, vocab.json and merges.txt for GPT-2's (a run from --gpt2).
+  virtual std::map<std::string, std::string> files() const { return {}; }
 
  protected:
   // One id's text before label() escapes it (a SentencePiece piece keeps its "▁").

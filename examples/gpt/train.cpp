@@ -5,6 +5,7 @@
 #include "gpt/train.h"
 
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <stdexcept>
 
@@ -12,7 +13,12 @@
 #include "base/io/json_fields.h"
 #include "base/training/optimizer_settings.h"
 #include "base/training/session.h"
+#include "base/data/split.h"
+#include "base/data/tsv.h"
+#include "gpt/fine_tune.h"
+#include "gpt/instruction_task.h"
 #include "gpt/language_model.h"
+#include "gpt/start_from_weights.h"
 #include "gpt/text_data.h"
 
 namespace atencion::examples::gpt {
@@ -107,18 +113,18 @@ class LanguageModelTask : public TrainingTask {
   LanguageModel::Score last_score_;
 };
 
-// A fresh model: the tokenizer (SentencePiece: trained by rank 0, then shared) and weights
-// from the run's seed.
-LanguageModel new_language_model(const TrainOptions& options, const TextSplit& split,
+// A fresh model: the tokenizer (SentencePiece: trained by rank 0 on `tokenizer_text`, then
+// shared) and weights from the run's seed.
+LanguageModel new_language_model(const TrainOptions& options, const std::string& tokenizer_text,
                                  const DataParallel& parallel) {
   std::shared_ptr<const TextTokenizer> tokenizer = TextTokenizer::bytes();
   if (options.run.tokenizer == "sentencepiece") {
     std::vector<std::string> lines;
     size_t start = 0;
-    while (start < split.train.size()) {
-      size_t end = split.train.find('\n', start);
-      if (end == std::string::npos) end = split.train.size();
-      if (end > start) lines.push_back(split.train.substr(start, end - start));
+    while (start < tokenizer_text.size()) {
+      size_t end = tokenizer_text.find('\n', start);
+      if (end == std::string::npos) end = tokenizer_text.size();
+      if (end > start) lines.push_back(tokenizer_text.substr(start, end - start));
       start = end + 1;
     }
     TokenizerOptions tokenizer_options;
@@ -133,10 +139,55 @@ LanguageModel new_language_model(const TrainOptions& options, const TextSplit& s
   return LanguageModel{std::make_shared<GPT>(config, generator), std::move(tokenizer)};
 }
 
+// What a run learns from: a text and its split, or the pairs and theirs.
+struct RunData {
+  TextSplit text;              // task "text"
+  DataSplit pairs;             // task "translate"
+  std::string tokenizer_text;  // what a fresh SentencePiece tokenizer is trained on
+};
+
+RunData load_run_data(const RunConfig& run) {
+  RunData data;
+  if (run.task == "translate") {
+    const std::string path = run.text_path.empty() ? default_pairs_path() : run.text_path;
+    data.pairs = split_run_pairs(read_pairs(path), run.max_words, run.split_seed);
+    data.tokenizer_text = instruction_text(data.pairs.train);
+  } else {
+    data.text = split_text(load_text(run));
+    data.tokenizer_text = data.text.train;
+  }
+  return data;
+}
+
+std::string describe_data(const RunConfig& run, const RunData& data) {
+  if (run.task == "translate")
+    return std::to_string(data.pairs.train.size()) + " instructions to train on, " +
+           std::to_string(data.pairs.dev.size()) + " dev, " +
+           std::to_string(data.pairs.test.size()) + " test (pairs of at most " +
+           std::to_string(run.max_words) + " words a side)";
+  return std::to_string(data.text.train.size()) + " bytes to train on, " +
+         std::to_string(data.text.held_out.size()) + " held out";
+}
+
+// A run from weights: loaded, checked against the flags, then begun as a fine-tune (its
+// record, and LoRA's adapters when asked for).
+LanguageModel start_fine_tune(const TrainOptions& options) {
+  const RunConfig& run = options.run;
+  LanguageModel start = start_from_weights(run.init_from, run.gpt2, options.model, run.tokenizer,
+                                           options.model_flags);
+  begin_fine_tune(start, {run.init_from, run.gpt2}, options.finetune, run.seed);
+  return start;
+}
+
 }  // namespace
 
 RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
   return read_run_section<RunConfig>(config, file, [](const RunConfig& run) {
+    if (run.task != "text" && run.task != "translate")
+      refuse_field("task", run.task, "\"text\" or \"translate\"");
+    if (run.max_words < 0) refuse_field("max_words", run.max_words, "at least 0");
+    if (!run.init_from.empty() && !run.gpt2.empty())
+      refuse_field("gpt2", run.gpt2, "\"\" when init_from is given");
     if (run.tokenizer != "bytes" && run.tokenizer != "sentencepiece")
       refuse_field("tokenizer", run.tokenizer, "\"bytes\" or \"sentencepiece\"");
     if (run.vocab_size < 8) refuse_field("vocab_size", run.vocab_size, "at least 8");
@@ -155,27 +206,37 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
   TrainOptions options = requested;
   TrainingSession session(communicator, options.trainer);  // one process, or one of N
   options.run = session.run_config(options.run, read_run_config);
-  const TextSplit split = split_text(load_text(options.run));
+  const RunConfig& run = options.run;
+  const RunData data = load_run_data(run);
   LanguageModel language_model =
       session.resumes() ? LanguageModel::from_checkpoint(session.checkpoint())
-                        : new_language_model(options, split, session.parallel());
+      : run.init_from.empty() && run.gpt2.empty()
+          ? new_language_model(options, data.tokenizer_text, session.parallel())
+          : start_fine_tune(options);
   session.prepare(*language_model.model);
-  LanguageModelTask task(language_model, options.run, split, session.position(),
-                         session.parallel());
+  std::unique_ptr<TrainingTask> task;
+  if (run.task == "translate")
+    task = make_instruction_task(language_model, data.pairs,
+                                 {run.batch_size, run.eval_tokens, run.seed, nlohmann::json(run)},
+                                 session.position(), session.parallel());
+  else
+    task = std::make_unique<LanguageModelTask>(language_model, run, data.text, session.position(),
+                                               session.parallel());
   const GPTConfig& config = language_model.model->config();
   session.progress().message(
-      "data: " + std::to_string(split.train.size()) + " bytes to train on, " +
-      std::to_string(split.held_out.size()) + " held out; " + language_model.tokenizer->kind_name() +
-      " tokens (" + std::to_string(config.vocab) + "), " + std::to_string(task.batches_per_epoch()) +
-      " batches of " + std::to_string(options.run.batch_size) + " × " +
-      std::to_string(config.context) + " an epoch");
+      "data: " + describe_data(run, data) + "; " + language_model.tokenizer->kind_name() +
+      " tokens (" + std::to_string(config.vocab) + "), " + std::to_string(task->batches_per_epoch()) +
+      " batches of " + std::to_string(run.batch_size) + " an epoch");
   session.progress().message("model: " + language_model.model->type_name() + ", " +
                              std::to_string(language_model.model->parameter_count()) +
                              " parameters; prepared in " + format_duration(session.seconds()));
-  // Adam with nanoGPT's β2 for small models.
-  return session
-      .train(task, optimizer_recipe(options.run, config.d_model, {.beta2 = 0.99, .eps = 1e-8}))
-      .last_checkpoint;
+  // Adam with nanoGPT's β2 for small models; a fine-tune's schedule for a run from weights.
+  OptimizerRecipe recipe = optimizer_recipe(run, config.d_model, {.beta2 = 0.99, .eps = 1e-8});
+  if (!language_model.finetune.is_null()) {
+    recipe.fine_tune = read_finetune_settings(language_model.finetune, "fine-tune").schedule();
+    session.progress().message(trainable_line(*language_model.model));
+  }
+  return session.train(*task, recipe).last_checkpoint;
 }
 
 }  // namespace atencion::examples::gpt

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "base/finetune/finetune_options.h"
 #include "base/training/trainer.h"
 #include "gpt/gpt.h"
 #include "nlohmann/json.hpp"
@@ -15,7 +17,15 @@ namespace atencion::examples::gpt {
 
 // The settings that define a run, saved as config.json's "run" (the JSON keys are the names).
 struct RunConfig {
-  std::string text_path;            // "" = the English side of the shipped Tatoeba pairs
+  // "text": a language model of --text; "translate": the Spanish–English pairs as instructions,
+  // the loss on the answers only (instructions.h, docs/18-finetuning.md).
+  std::string task = "text";
+  std::string text_path;            // "" = the English side of the shipped Tatoeba pairs (text),
+                                    // or the pairs themselves (translate: a TSV es<TAB>en)
+  int64_t max_words = 10;           // translate: pairs of at most this many words a side
+  // Where the weights start ("" and "": from the seed): a run of ours, or GPT-2's files.
+  std::string init_from;
+  std::string gpt2;
   std::string tokenizer = "bytes";  // or "sentencepiece" (trained on the training split)
   int64_t vocab_size = 2000;        // sentencepiece only (an upper bound)
   uint64_t split_seed = 20180513;   // the default text's sentence order, hence the split
@@ -28,7 +38,8 @@ struct RunConfig {
   double clip_norm = 1.0;
   uint64_t seed = 1;                // weights, dropout and batch order
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, text_path, tokenizer, vocab_size, split_seed,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, task, text_path, max_words, init_from, gpt2,
+                                   tokenizer, vocab_size, split_seed,
                                    batch_size, eval_tokens, warmup_steps, lr_factor, clip_norm,
                                    seed)
 
@@ -49,6 +60,14 @@ inline TrainerOptions default_session() {
 struct TrainOptions {
   RunConfig run;
   GPTConfig model;  // vocab comes from the tokenizer
+  // The model and tokenizer flags given on the command line (--context, --d-model, --heads,
+  // --layers, --dropout, --tokenizer, --vocab): a run from weights refuses those its weights
+  // contradict, and takes --dropout.
+  std::vector<std::string> model_flags;
+  // A run from weights is a fine-tune (docs/18-finetuning.md): the fine-tune schedule and, with
+  // --lora-rank, LoRA's adapters on these layers (the GPT's names: q_proj, k_proj, v_proj,
+  // out_proj, linear1, linear2).
+  FineTuneSettings finetune = {.lora_targets = {"q_proj", "v_proj"}};
   TrainerOptions trainer = default_session();
 };
 

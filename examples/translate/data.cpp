@@ -16,15 +16,8 @@ std::string default_data_path() {
 }
 
 DataSplit load_split(const std::string& path, int64_t max_words, uint64_t split_seed) {
-  const std::string file = path.empty() ? default_data_path() : path;
-  std::vector<SentencePair> pairs = read_pairs(file);
-  if (max_words > 0) pairs = filter_by_length(pairs, static_cast<size_t>(max_words));
-  SplitOptions options;
-  options.seed = split_seed;
-  // Small files (tests, user data) get a split in proportion; the default data gets 1000/2000.
-  options.dev_sentences = std::min<size_t>(options.dev_sentences, pairs.size() / 20 + 1);
-  options.test_sentences = std::min<size_t>(options.test_sentences, pairs.size() / 10 + 1);
-  return split_pairs(pairs, options);
+  return split_run_pairs(read_pairs(path.empty() ? default_data_path() : path), max_words,
+                         split_seed);
 }
 
 }  // namespace atencion::examples::translate

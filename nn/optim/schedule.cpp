@@ -19,4 +19,18 @@ double WarmupSchedule::learning_rate(int64_t step) const {
   return factor * std::pow(static_cast<double>(d_model), -0.5) * std::min(decay, warmup);
 }
 
+double FineTuneSchedule::learning_rate(int64_t step) const {
+  if (!(peak > 0) || warmup_steps < 1 || decay_steps <= warmup_steps || !(floor >= 0 && floor <= 1))
+    throw std::invalid_argument("FineTuneSchedule: peak " + std::to_string(peak) +
+                                ", warmup_steps " + std::to_string(warmup_steps) +
+                                ", decay_steps " + std::to_string(decay_steps) + ", floor " +
+                                std::to_string(floor) +
+                                ": needs peak > 0, 1 <= warmup < decay, floor in [0, 1]");
+  const double s = static_cast<double>(std::max<int64_t>(step, 1));
+  const double w = static_cast<double>(warmup_steps);
+  if (s <= w) return peak * s / w;
+  const double left = 1.0 - (s - w) / (static_cast<double>(decay_steps) - w);
+  return peak * std::max(floor, left);
+}
+
 }  // namespace atencion::nn

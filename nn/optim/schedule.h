@@ -22,4 +22,26 @@ struct WarmupSchedule {
   double peak_learning_rate() const { return learning_rate(warmup_steps); }
 };
 
+// The fine-tune schedule (docs/18-finetuning.md#the-schedule): a short linear warm-up to a low
+// peak, then a linear decay (BERT's own fine-tuning recipe, Hugging Face's
+// get_linear_schedule_with_warmup), which stops at a floor instead of at zero so that a run
+// limited by minutes rather than steps still learns after decay_steps:
+//
+//   lr(step) = peak · step / warmup_steps                                      step <= warmup
+//   lr(step) = peak · max(floor, 1 − (step − warmup) / (decay_steps − warmup))  after
+//
+// A pretrained model is already near a good minimum: a high rate (the pre-training peak) would
+// throw that away in the first steps ("catastrophic forgetting"), hence the low peak; the
+// warm-up lets Adam's moment estimates settle before full-size steps. Steps count from 1.
+struct FineTuneSchedule {
+  double peak = 1e-4;
+  int64_t warmup_steps = 30;
+  int64_t decay_steps = 1000;  // where the decay reaches the floor
+  double floor = 0.1;          // a share of the peak
+
+  // Throws if peak is not above 0, warmup_steps < 1, decay_steps <= warmup_steps or floor
+  // outside [0, 1].
+  double learning_rate(int64_t step) const;
+};
+
 }  // namespace atencion::nn

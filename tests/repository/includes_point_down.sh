@@ -4,7 +4,7 @@
 # itself and the folders below it, in this order:
 #   tensor/  <  autograd/  <  nn/  <  examples/base/io/
 #     <  examples/base/{data,checkpoints,pages,cli}/ (none of these four includes another)
-#     <  examples/base/{training,serve,decoding}/  <  a family: examples/<name>/ (no family includes
+#     <  examples/base/{training,serve,decoding,finetune}/  <  a family: examples/<name>/ (no family includes
 #        another, except that the walk-through, examples/attention_walkthrough/, reads BERT's
 #        published weights with the BERT family's model: it may include bert/{bert,bert_weights,
 #        bert_directory,wordpiece}.h)
@@ -33,7 +33,7 @@ rank_of() {
   case $1 in
     tensor) echo 0 ;; autograd) echo 1 ;; nn) echo 2 ;; base/io) echo 3 ;;
     base/data | base/checkpoints | base/pages | base/cli) echo 4 ;;
-    base/training | base/serve | base/decoding) echo 5 ;; family/*) echo 6 ;;
+    base/training | base/serve | base/decoding | base/finetune) echo 5 ;; family/*) echo 6 ;;
     *) echo 99 ;;
   esac
 }

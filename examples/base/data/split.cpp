@@ -1,6 +1,7 @@
 // examples/base/data/split.cpp — see split.h.
 #include "base/data/split.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -60,6 +61,15 @@ DataSplit split_pairs(const std::vector<SentencePair>& pairs, const SplitOptions
     for (const size_t i : groups[group_order[rank]]) destination.push_back(pairs[i]);
   }
   return split;
+}
+
+DataSplit split_run_pairs(std::vector<SentencePair> pairs, int64_t max_words, uint64_t seed) {
+  if (max_words > 0) pairs = filter_by_length(pairs, static_cast<size_t>(max_words));
+  SplitOptions options;
+  options.seed = seed;
+  options.dev_sentences = std::min<size_t>(options.dev_sentences, pairs.size() / 20 + 1);
+  options.test_sentences = std::min<size_t>(options.test_sentences, pairs.size() / 10 + 1);
+  return split_pairs(pairs, options);
 }
 
 }  // namespace atencion::examples

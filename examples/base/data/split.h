@@ -45,4 +45,10 @@ struct DataSplit {
 // not more groups than dev + test need.
 DataSplit split_pairs(const std::vector<SentencePair>& pairs, const SplitOptions& options);
 
+// A run's split, as the translator and the GPT's instruction fine-tune both cut it (so the two
+// are scored on the same test sentences): the pairs of at most `max_words` words a side (0: all),
+// split with `seed`, 1000 dev and 2000 test sentences, fewer in proportion for a small file
+// (a twentieth and a tenth of its pairs, plus one).
+DataSplit split_run_pairs(std::vector<SentencePair> pairs, int64_t max_words, uint64_t seed);
+
 }  // namespace atencion::examples

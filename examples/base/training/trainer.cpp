@@ -9,9 +9,21 @@
 
 #include "base/checkpoints/dropout_state.h"
 #include "base/training/resume_state.h"
+#include "nn/lora.h"
 #include "nn/optim/clip_grad_norm.h"
 
 namespace atencion::examples {
+namespace {
+
+// What Adam updates: every parameter of a plain model; with LoRA adapters (nn/lora.h), only
+// the adapters and whatever the fine-tune left trainable (its task head).
+std::vector<Variable> trainable_values(const nn::Module& model) {
+  std::vector<Variable> values;
+  for (auto& [name, parameter] : nn::trainable_parameters(model)) values.push_back(parameter);
+  return values;
+}
+
+}  // namespace
 
 OpenedRun open_run(const TrainerOptions& options, const DataParallel& parallel,
                    Progress& progress) {
@@ -42,12 +54,13 @@ Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerReci
       options_(std::move(options)),
       parallel_(parallel),
       progress_(progress),
-      optimizer_(task.model().parameters(), recipe.adam),
+      optimizer_(trainable_values(task.model()), recipe.adam),
       schedule_{recipe.d_model, recipe.warmup_steps, recipe.lr_factor},
+      fine_tune_(recipe.fine_tune),
       clip_norm_(recipe.clip_norm),
       reducer_(parallel.gradient_reducer(optimizer_.parameters())),
       start_time_(start_time) {
-  if (recipe.d_model < 1)
+  if (recipe.d_model < 1 && !recipe.fine_tune)
     throw std::invalid_argument("Trainer: the recipe's d_model is " +
                                 std::to_string(recipe.d_model) + ", not the model's width");
   if (run.checkpoint) restore(*run.checkpoint, run.state);
@@ -130,7 +143,8 @@ double Trainer::step() {
   if (!std::isfinite(loss) || !std::isfinite(gradient_norm))
     stop_non_finite("loss " + std::to_string(loss) + ", gradient norm " +
                     std::to_string(gradient_norm));
-  const double learning_rate = schedule_.learning_rate(step_);
+  const double learning_rate =
+      fine_tune_ ? fine_tune_->learning_rate(step_) : schedule_.learning_rate(step_);
   optimizer_.set_learning_rate(learning_rate);
   optimizer_.step();
   account(loss, batch, learning_rate);

@@ -61,13 +61,17 @@ struct OpenedRun {
 OpenedRun open_run(const TrainerOptions& options, const DataParallel& parallel,
                    Progress& progress);
 
-// The optimizer's recipe: Adam with the warm-up schedule (docs/11-training.md#adam).
+// The optimizer's recipe: Adam with the warm-up schedule (docs/11-training.md#adam), or, for a
+// fine-tune, with the fine-tune schedule (docs/18-finetuning.md#the-schedule). Adam updates
+// only the parameters that require grad (nn::trainable_parameters): with LoRA adapters, those
+// and the task head, not the frozen weights.
 struct OptimizerRecipe {
   int64_t d_model = 0;        // the schedule's d_model^-0.5: the model's width (required)
   int64_t warmup_steps = 200;
   double lr_factor = 0.5;
   double clip_norm = 1.0;
   nn::AdamOptions adam;
+  std::optional<nn::FineTuneSchedule> fine_tune;  // set: this schedule instead (d_model unused)
 };
 
 // The loss of this process's share of one batch, and the target tokens of the share and of
@@ -150,6 +154,7 @@ class Trainer {
   Progress& progress_;
   nn::Adam optimizer_;
   nn::WarmupSchedule schedule_;
+  std::optional<nn::FineTuneSchedule> fine_tune_;
   double clip_norm_;
   std::unique_ptr<nn::distributed::GradientReducer> reducer_;  // null on one process
 

@@ -1,5 +1,6 @@
 // examples/gpt/commands/sample.cpp — `atencion-gpt sample`: text from a prompt, each token
-// printed as it is drawn, or the best continuation of a beam search (--beam).
+// printed as it is drawn, or the best continuation of a beam search (--beam); with --translate,
+// the translations of a translate run (docs/18-finetuning.md).
 // Lesson: docs/15-gpt.md#sampling
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include "base/data/utf8.h"
 #include "base/decoding/sampling_options.h"
 #include "gpt/commands/commands.h"
+#include "gpt/instructions.h"
 #include "gpt/language_model.h"
 
 namespace atencion::examples::gpt {
@@ -44,6 +46,25 @@ class TokenPrinter {
   std::string pending_;  // the start of a character whose other bytes are still to come
 };
 
+// --translate: each non-empty line translated, the translations one a line.
+std::string translate_prompt_lines(const LanguageModel& language_model, const std::string& prompt,
+                                   int64_t max_new_tokens) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < prompt.size()) {
+    size_t end = prompt.find('\n', start);
+    if (end == std::string::npos) end = prompt.size();
+    if (end > start) lines.push_back(prompt.substr(start, end - start));
+    start = end + 1;
+  }
+  std::string out;
+  for (const std::string& translation : translate_sentences(
+           *language_model.model, *language_model.tokenizer, lines, max_new_tokens))
+    out += translation + "\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return out;
+}
+
 }  // namespace
 
 std::string sample(const SampleOptions& options) {
@@ -52,6 +73,8 @@ std::string sample(const SampleOptions& options) {
   std::string prompt = options.prompt;
   if (!options.prompt_given)
     prompt.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  if (options.translate)
+    return translate_prompt_lines(language_model, prompt, options.generate.max_new_tokens);
   std::vector<int64_t> prompt_ids = language_model.tokenizer->encode(prompt);
   const int64_t context = language_model.model->config().context;
   if (static_cast<int64_t>(prompt_ids.size()) > context)  // refused, not cut: said before any output
@@ -98,6 +121,11 @@ Subcommand add_sample_command(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{64}))
       ->excludes(sampling.temperature)->excludes(sampling.top_k)->excludes(sampling.top_p)
       ->excludes(sampling.seed);
+  command->add_flag("--translate", options->translate,
+                    "each line is Spanish: print its translation (a model of train --task "
+                    "translate; greedy)")
+      ->excludes("--beam")->excludes(sampling.temperature)->excludes(sampling.top_k)
+      ->excludes(sampling.top_p)->excludes(sampling.seed);
   command->add_option("prompt", options->prompt, "the text to continue (default: stdin)");
   return {command, [options, command] {
             options->prompt_given = command->get_option("prompt")->count() > 0;

@@ -3,6 +3,8 @@
 // Lesson: docs/15-gpt.md#training
 #include <memory>
 
+#include "base/checkpoints/checkpoint.h"
+#include "base/finetune/finetune_options.h"
 #include "base/training/session_options.h"
 #include "base/cli/validators.h"
 #include "gpt/commands/commands.h"
@@ -13,9 +15,23 @@ namespace {
 
 // What defines the run (RunConfig, config.json's "run"): fixed once it starts.
 void add_run_options(CLI::App* command, RunConfig& run) {
+  command->add_option("--task", run.task,
+                      "text: a language model of --text; translate: the Spanish-English pairs as "
+                      "instructions, the loss on the answers only")
+      ->capture_default_str()->check(CLI::IsMember({"text", "translate"}));
   command->add_option("--text", run.text_path,
-                      "a UTF-8 text file (default: the English side of the shipped pairs)")
+                      "a UTF-8 text file (default: the English side of the shipped pairs); with "
+                      "--task translate, a TSV of spanish<TAB>english (default: the shipped pairs)")
       ->check(regular_file());
+  command->add_option("--max-words", run.max_words,
+                      "--task translate: longest pair side kept, in words (0: all)")
+      ->capture_default_str()->check(at_least(0));
+  auto* init_from = command->add_option("--init-from", run.init_from,
+                                        "start from the weights of a run of ours (or its step-N)")
+                        ->check(CLI::ExistingDirectory);
+  command->add_option("--gpt2", run.gpt2,
+                      "start from GPT-2's files (model.safetensors, config.json, tokenizer files)")
+      ->check(CLI::ExistingDirectory)->excludes(init_from);
   command->add_option("--tokenizer", run.tokenizer, "bytes, or sentencepiece (trained here)")
       ->capture_default_str()->check(CLI::IsMember({"bytes", "sentencepiece"}));
   command->add_option("--vocab", run.vocab_size, "SentencePiece vocabulary size")
@@ -43,6 +59,26 @@ void add_model_options(CLI::App* command, GPTConfig& model) {
       ->capture_default_str()->check(CLI::Range(0.0, 0.99));
 }
 
+// The fine-tune's flags mean something only for a run from weights; there --warmup is the
+// fine-tune schedule's (its default, FineTuneSettings', when not given).
+void check_fine_tune_flags(const CLI::App& command, TrainOptions& options) {
+  const bool from_weights = !options.run.init_from.empty() || !options.run.gpt2.empty();
+  for (const char* flag : {"--lora-rank", "--lora-alpha", "--lora-targets", "--lr", "--decay-steps"})
+    if (!from_weights && command.get_option(flag)->count() > 0)
+      throw std::invalid_argument(std::string(flag) + ": a fine-tune's flag (start from weights "
+                                  "with --init-from DIR or --gpt2 DIR)");
+  if (!from_weights) return;
+  // The checkpoint itself, not its run's "latest", which moves when that run trains on.
+  if (!options.run.init_from.empty()) {
+    const std::string checkpoint = resolve_checkpoint(options.run.init_from);
+    if (!checkpoint.empty()) options.run.init_from = checkpoint;
+  }
+  if (command.get_option("--warmup")->count() > 0)
+    options.finetune.warmup_steps = options.run.warmup_steps;
+  else
+    options.run.warmup_steps = options.finetune.warmup_steps;
+}
+
 }  // namespace
 
 Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator) {
@@ -52,6 +88,7 @@ Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& commu
   const size_t session_count = command->get_options().size();
   add_run_options(command, options->run);
   add_model_options(command, options->model);
+  add_finetune_options(command, options->finetune, /*warmup_flag=*/false);
   return {command, [options, command, session_count, &communicator] {
             // On --resume the checkpoint defines the run and the model: a flag that would change
             // them is refused, not ignored.
@@ -60,6 +97,10 @@ Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& commu
               if (all[i]->count() > 0)
                 throw std::invalid_argument(all[i]->get_name() + ": a resumed run keeps the "
                                             "settings of its checkpoint");
+            for (const char* flag : {"--context", "--d-model", "--heads", "--layers",
+                                     "--dropout", "--tokenizer", "--vocab"})
+              if (command->get_option(flag)->count() > 0) options->model_flags.push_back(flag);
+            check_fine_tune_flags(*command, *options);
             if (options->model.d_model % options->model.heads != 0)
               throw std::invalid_argument("--d-model " + std::to_string(options->model.d_model) +
                                           " is not a multiple of --heads " +

@@ -10,7 +10,7 @@
 #include "base/decoding/sampling_options.h"
 #include "base/cli/validators.h"
 #include "base/data/tsv.h"
-#include "translate/bleu.h"
+#include "base/data/bleu.h"
 #include "translate/cli_checks.h"
 #include "translate/data.h"
 #include "translate/train.h"

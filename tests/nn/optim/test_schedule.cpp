@@ -24,3 +24,21 @@ TEST_CASE("WarmupSchedule: linear warm-up, peak at warmup_steps, then 1/√step"
   REQUIRE(doubled.learning_rate(123) == Approx(2 * schedule.learning_rate(123)));
   REQUIRE_THROWS_WITH((WarmupSchedule{.d_model = 0}.learning_rate(1)), Contains("d_model 0"));
 }
+
+TEST_CASE("FineTuneSchedule: linear warm-up to the peak, linear decay to the floor",
+          "[optim][schedule]") {
+  const atencion::nn::FineTuneSchedule schedule{.peak = 2e-4, .warmup_steps = 10,
+                                                .decay_steps = 110, .floor = 0.1};
+  CHECK(schedule.learning_rate(0) == Approx(2e-5));  // step 0 read as step 1
+  CHECK(schedule.learning_rate(5) == Approx(1e-4));
+  CHECK(schedule.learning_rate(10) == Approx(2e-4));  // the peak
+  CHECK(schedule.learning_rate(60) == Approx(1e-4));  // half way down
+  CHECK(schedule.learning_rate(100) == Approx(2e-5));  // 1 - 90/100 = 0.1
+  CHECK(schedule.learning_rate(105) == Approx(2e-5));  // the floor
+  CHECK(schedule.learning_rate(100000) == Approx(2e-5));
+  atencion::nn::FineTuneSchedule bad = schedule;
+  bad.decay_steps = 10;
+  CHECK_THROWS_WITH(bad.learning_rate(1),
+                    Catch::Contains("FineTuneSchedule: peak") &&
+                        Catch::Contains("needs peak > 0, 1 <= warmup < decay"));
+}

@@ -42,10 +42,9 @@
 #include <string>
 #include <vector>
 
-#include "translate/bleu.h"
+#include "base/data/bleu.h"
 
 using namespace atencion::examples;
-using namespace atencion::examples::translate;
 using Catch::Matchers::Contains;
 using Strings = std::vector<std::string>;
 

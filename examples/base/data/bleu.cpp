@@ -1,5 +1,5 @@
-// examples/translate/bleu.cpp — see bleu.h.
-#include "translate/bleu.h"
+// examples/base/data/bleu.cpp — see bleu.h.
+#include "base/data/bleu.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "base/data/utf8.h"
 
-namespace atencion::examples::translate {
+namespace atencion::examples {
 
 namespace {
 
@@ -206,4 +206,4 @@ double exact_match_rate(const std::vector<std::string>& hypotheses,
   return static_cast<double>(exact) / static_cast<double>(hypotheses.size());
 }
 
-}  // namespace atencion::examples::translate
+}  // namespace atencion::examples

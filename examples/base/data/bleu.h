@@ -1,4 +1,4 @@
-// examples/translate/bleu.h — corpus BLEU-4 as sacreBLEU computes it, and the exact-match rate.
+// examples/base/data/bleu.h — corpus BLEU-4 as sacreBLEU computes it, and the exact-match rate.
 // Lesson: docs/12-translation.md#bleu
 //
 // BLEU (Papineni et al., 2002) compares word n-grams of the translations (hypotheses) with
@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace atencion::examples::translate {
+namespace atencion::examples {
 
 // sacreBLEU's tokenizer "13a": unescapes &quot; &amp; &lt; &gt;, puts spaces around
 // punctuation and symbols (but not around ' or -, nor around . and , between digits), and
@@ -55,4 +55,4 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
 double exact_match_rate(const std::vector<std::string>& hypotheses,
                         const std::vector<std::string>& references);
 
-}  // namespace atencion::examples::translate
+}  // namespace atencion::examples

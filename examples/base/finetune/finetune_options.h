@@ -1,0 +1,59 @@
+// examples/base/finetune/finetune_options.h — what every family's fine-tune takes on its command
+// line: LoRA's rank, α and target layers, and the fine-tune schedule's peak, warm-up and decay.
+// Lesson: docs/18-finetuning.md
+//
+//   --lora-rank 8 --lora-alpha 16 --lora-targets q_proj,v_proj     adapters (nn/lora.h) on the
+//       Linear layers whose names end so, in the family's own names; rank 0 (the default) is a
+//       full fine-tune: every weight trained
+//   --lr 1e-4 --warmup 30 --decay-steps 1000                       nn::FineTuneSchedule
+//
+// The settings are saved as config.json's "finetune" and read back (read_finetune_settings)
+// when adapters are loaded: the same rank, α and targets rebuild the same adapters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "nlohmann/json.hpp"
+#include "nn/lora.h"
+#include "nn/module.h"
+#include "nn/optim/schedule.h"
+
+namespace atencion::examples {
+
+struct FineTuneSettings {
+  int64_t lora_rank = 0;                  // r; 0 = no adapters: a full fine-tune
+  double lora_alpha = 16;                 // α: the update is scaled by α / r
+  std::vector<std::string> lora_targets;  // last name parts of the Linear layers to adapt
+  double peak_lr = 1e-4;                  // the schedule's peak (pre-training's is higher)
+  int64_t warmup_steps = 30;
+  int64_t decay_steps = 1000;
+
+  bool uses_lora() const { return lora_rank > 0; }
+  nn::FineTuneSchedule schedule() const;
+  nn::LoRAOptions lora() const;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FineTuneSettings, lora_rank, lora_alpha, lora_targets, peak_lr,
+                                   warmup_steps, decay_steps)
+
+// Adds --lora-rank, --lora-alpha, --lora-targets (comma-separated), --lr, --warmup and
+// --decay-steps to `command`, each a field of `settings` (whose values are the defaults shown:
+// a family sets its own lora_targets first). `warmup_flag` false leaves --warmup out, for a
+// command that has its own (the GPT's train, whose --warmup serves both schedules).
+void add_finetune_options(CLI::App* command, FineTuneSettings& settings, bool warmup_flag = true);
+
+// config.json's "finetune" section, each field checked as the command line checks it; one line
+// naming `file` (std::runtime_error) when it is missing or out of range.
+FineTuneSettings read_finetune_settings(const nlohmann::json& config, const std::string& file);
+
+// With settings.uses_lora(): freezes `model` and adds the adapters (nn::add_lora), each A drawn
+// from `seed`; returns the adapted layers' names. Without: changes nothing, returns none.
+std::vector<std::string> apply_lora(nn::Module& model, const FineTuneSettings& settings,
+                                    uint64_t seed);
+
+// "trainable: 12,288 of 4,214,016 parameters (0.29%)": the line every fine-tune prints.
+std::string trainable_line(const nn::Module& model);
+
+}  // namespace atencion::examples
