@@ -62,11 +62,6 @@ BertClassifier::BertClassifier(std::shared_ptr<Bert> bert_, int64_t labels, Gene
                             std::make_shared<nn::Dropout>(bert->config().dropout, generator));
   classifier =
       register_module("classifier", std::make_shared<nn::Linear>(hidden, labels, generator));
-  NoGradGuard no_grad;  // BERT's initialisation for the new layers: N(0, 0.02²), biases 0
-  for (const auto& linear : {pooler, classifier}) {
-    linear->weight.mutable_value().copy_(mul(randn(linear->weight.shape(), generator), 0.02));
-    linear->bias.mutable_value().fill_(0.0);
-  }
   // The masked-LM head is not read by a classifier: frozen, so no optimizer holds it.
   for (const auto& module : {std::static_pointer_cast<nn::Module>(bert->transform_dense),
                              std::static_pointer_cast<nn::Module>(bert->transform_norm)})

@@ -8,9 +8,12 @@
 //
 // Token types say which sentence each piece belongs to: 0 up to and including the first [SEP],
 // 1 after it (BERT's segment embeddings). The pooler and classifier are two nn::Linear and a
-// tanh: compositions of ops the library gradchecks, no new autograd op. They start from BERT's
-// initialisation N(0, 0.02²) (Hugging Face starts the pooler from the published pooler; our
-// pre-training has none, as it has no next-sentence task). The masked-LM head is kept (the base
+// tanh: compositions of ops the library gradchecks, no new autograd op. They start as any
+// nn::Linear, U(-1/√in, 1/√in), not BERT's N(0, 0.02²): Hugging Face starts the pooler from the
+// published one (trained by the next-sentence task), whose output already varies with the
+// input; ours has no such pooler, and two fresh layers of N(0, 0.02²) give logits so near 0 for
+// every input that the loss sits at ln 2 for hundreds of steps before it moves (measured:
+// tests/examples/bert/test_classifier.cpp, "Adam fits"). The masked-LM head is kept (the base
 // checkpoint's weights, checksummed whole) but frozen: nothing of the classifier reads it.
 #pragma once
 

@@ -64,11 +64,14 @@ std::string trainable_line(const nn::Module& model) {
   for (const auto& [name, parameter] : nn::trainable_parameters(model))
     trainable += parameter.value().numel();
   const int64_t total = model.parameter_count();
-  char line[160];
-  std::snprintf(line, sizeof line, "trainable: %lld of %lld parameters (%.2f%%)",
+  char line[200];
+  // Adam keeps two moments (m and v) for every parameter it updates, in float32.
+  std::snprintf(line, sizeof line,
+                "trainable: %lld of %lld parameters (%.2f%%); Adam's moments %.2f MB",
                 static_cast<long long>(trainable), static_cast<long long>(total),
                 total > 0 ? 100.0 * static_cast<double>(trainable) / static_cast<double>(total)
-                          : 0.0);
+                          : 0.0,
+                2.0 * 4.0 * static_cast<double>(trainable) / 1e6);
   return line;
 }
 

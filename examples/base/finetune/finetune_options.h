@@ -53,7 +53,8 @@ FineTuneSettings read_finetune_settings(const nlohmann::json& config, const std:
 std::vector<std::string> apply_lora(nn::Module& model, const FineTuneSettings& settings,
                                     uint64_t seed);
 
-// "trainable: 12,288 of 4,214,016 parameters (0.29%)": the line every fine-tune prints.
+// "trainable: 1378 of 14950 parameters (9.22%); Adam's moments 0.01 MB": the line every
+// fine-tune prints (the moments: two float32 numbers for each trainable parameter).
 std::string trainable_line(const nn::Module& model);
 
 }  // namespace atencion::examples

@@ -13,6 +13,7 @@
 #include "bert/pair_task.h"
 #include "nn/loss.h"
 #include "nn/lora.h"
+#include "nn/optim/adam.h"
 #include "tensor/ops.h"
 
 using namespace atencion;
@@ -149,4 +150,42 @@ TEST_CASE("classifier: an input over the positions is cut from the longer senten
         std::vector<int64_t>{2, 5, 5, 5, 3, 6, 6, 3});
   CHECK(bert::encode_input(pieces, "a a", "b b b b", 7) == std::vector<int64_t>{2, 5, 5, 3, 6, 6, 3});
   CHECK(bert::encode_input(pieces, "a a a", "", 4) == std::vector<int64_t>{2, 5, 5, 3});
+}
+
+TEST_CASE("classifier: the pooled row is each input's own [CLS] row", "[bert][classifier]") {
+  auto model = tiny_classifier(8);
+  Generator generator(9);
+  const Tensor hidden = randn({3, 4, 8}, generator);
+  const Tensor pooled = model->pool(Variable(hidden)).value();
+  for (int64_t b = 0; b < 3; ++b) {
+    const Tensor row = hidden.select(0, b).narrow(0, 0, 1).contiguous();  // [1, 8]
+    const Tensor expected = model->pool(Variable(row.unsqueeze(0))).value();  // [1, 8]
+    CHECK(allclose(pooled.narrow(0, b, 1), expected, 1e-5, 1e-6));
+  }
+}
+
+TEST_CASE("classifier: Adam fits a batch of pairs whose label is whether they match",
+          "[bert][classifier]") {
+  Generator generator(10);
+  auto model = std::make_shared<bert::BertClassifier>(
+      std::make_shared<bert::Bert>(tiny_config(), generator), 2, generator);
+  const bert::SpecialIds special;
+  // label 1 when the second sentence repeats the first's word, 0 otherwise.
+  const bert::ClassifierBatch batch = bert::classifier_batch(
+      {{2, 5, 3, 5, 3}, {2, 5, 3, 6, 3}, {2, 6, 3, 6, 3}, {2, 6, 3, 5, 3}, {2, 7, 3, 7, 3},
+       {2, 7, 3, 8, 3}, {2, 8, 3, 8, 3}, {2, 8, 3, 7, 3}},
+      {1, 0, 1, 0, 1, 0, 1, 0}, special);
+  std::vector<Variable> trainable;
+  for (const auto& [name, parameter] : nn::trainable_parameters(*model)) trainable.push_back(parameter);
+  nn::Adam adam(trainable, {.lr = 1e-3});
+  double first = 0, last = 0;
+  for (int step = 0; step < 200; ++step) {
+    adam.zero_grad();
+    const Variable loss = nn::cross_entropy(model->forward(batch), batch.labels);
+    loss.backward();
+    adam.step();
+    (step == 0 ? first : last) = loss.item();
+  }
+  INFO("loss " << first << " -> " << last);
+  CHECK(last < 0.1);
 }

@@ -141,3 +141,12 @@ TEST_CASE("finetune: the settings' section is read back checked", "[finetune]") 
   CHECK_THROWS_WITH(read_finetune_settings(nlohmann::json::object(), "c.json"),
                     "c.json: finetune: no \"finetune\" section");
 }
+
+TEST_CASE("finetune: the trainable line counts r·(in + out) a layer and the head", "[finetune]") {
+  // Adapters of rank 2: q_proj 2·(4 + 6) = 20, v_proj 2·(6 + 6) = 24; the head 6·2 + 2 = 14.
+  // The whole: 30 + 42 + 14 + 44 = 130.
+  CHECK(trainable_line(*adapted(1, lora_settings())) ==
+        "trainable: 58 of 130 parameters (44.62%); Adam's moments 0.00 MB");
+  CHECK(trainable_line(TinyModel(1)) ==
+        "trainable: 86 of 86 parameters (100.00%); Adam's moments 0.00 MB");
+}
