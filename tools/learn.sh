@@ -9,6 +9,8 @@
 #                                  (tests/CMakeLists.txt, atencion_lesson_tests)
 #   atencion, the Catch2 main, exercise_online_softmax_solution   what tools/exercise.sh
 #                                  links every judge against, and lesson 14's exercise
+# Not here: the "break it" programs of docs/exercises.md (linear_tests, attention_tests, ...),
+# each built by its step after a change to the library (one to three test files, once).
 # With ccache installed the build goes through it (tools/packages.sh, ATENCION_CMAKE_ARGS).
 # The README, Lessons, gives the CPU time this takes and how it was measured.
 # Each Run-it block still names what it needs in its first line (cmake --build build -j2
