@@ -28,15 +28,8 @@ void gather_rows(const Tensor& from, Tensor& to, const std::vector<int64_t>& par
       std::memcpy(target + (row * heads + head) * slot,
                   source + (parents[row] * heads + head) * slot, filled);
   };
-  // The rows are shared by the threads (the bytes are the same at any count); one thread runs
-  // without an OpenMP region, which would cost a system call per reorder.
-  const int threads = num_threads();
-  if (threads > 1 && rows > 1) {
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int64_t row = 0; row < rows; ++row) copy_row(row);
-  } else {
-    for (int64_t row = 0; row < rows; ++row) copy_row(row);
-  }
+  // The rows are shared by the threads (the bytes are the same at any count).
+  parallel_for(rows, heads * length * head_dim, copy_row);
 }
 
 }  // namespace

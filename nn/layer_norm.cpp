@@ -17,8 +17,7 @@ namespace {
 template <typename T>
 void layer_norm_forward(const T* x, const T* gamma, const T* beta, int64_t rows, int64_t d,
                         double eps, T* y, double* mean, double* rstd) {
-#pragma omp parallel for num_threads(num_threads()) if (rows * d > kParallelThreshold)
-  for (int64_t r = 0; r < rows; ++r) {
+  parallel_for(rows, d, [&](int64_t r) {
     const T* row = x + r * d;
     double sum = 0;
     for (int64_t j = 0; j < d; ++j) sum += static_cast<double>(row[j]);
@@ -33,7 +32,7 @@ void layer_norm_forward(const T* x, const T* gamma, const T* beta, int64_t rows,
     rstd[r] = inv_std;
     for (int64_t j = 0; j < d; ++j)
       y[r * d + j] = static_cast<T>((static_cast<double>(row[j]) - mu) * inv_std) * gamma[j] + beta[j];
-  }
+  });
 }
 
 // Backward. In the forward pass y_j = γ_j x̂_j + β_j with x̂_j = (x_j − μ)·rstd, so
@@ -53,8 +52,7 @@ void layer_norm_backward(const T* x, const T* gamma, const T* g, int64_t rows, i
                          const double* mean, const double* rstd, T* dx, T* dgamma, T* dbeta) {
   const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
   std::vector<double> block_g(blocks * d, 0.0), block_g_xhat(blocks * d, 0.0);
-#pragma omp parallel for num_threads(num_threads()) if (rows * d > kParallelThreshold)
-  for (int64_t block = 0; block < blocks; ++block) {
+  parallel_for(blocks, kRowBlock * d, [&](int64_t block) {
     double* sum_g = block_g.data() + block * d;
     double* sum_g_xhat = block_g_xhat.data() + block * d;
     for (int64_t r = block * kRowBlock; r < std::min(rows, (block + 1) * kRowBlock); ++r) {
@@ -78,9 +76,8 @@ void layer_norm_backward(const T* x, const T* gamma, const T* g, int64_t rows, i
         dx[r * d + j] = static_cast<T>(inv_std * (ghat - mean_ghat - xhat * mean_ghat_xhat));
       }
     }
-  }
-#pragma omp parallel for num_threads(num_threads()) if (blocks * d > kParallelThreshold)
-  for (int64_t j = 0; j < d; ++j) {
+  });
+  parallel_for(d, blocks, [&](int64_t j) {
     double total_g = 0, total_g_xhat = 0;
     for (int64_t block = 0; block < blocks; ++block) {
       total_g += block_g[block * d + j];
@@ -88,7 +85,7 @@ void layer_norm_backward(const T* x, const T* gamma, const T* g, int64_t rows, i
     }
     dbeta[j] = static_cast<T>(total_g);
     dgamma[j] = static_cast<T>(total_g_xhat);
-  }
+  });
 }
 
 }  // namespace

@@ -182,7 +182,8 @@ Pool& pool() {
   return *instance;
 }
 
-// OpenMP regions that remain (nn/) wait passively: libgomp reads OMP_WAIT_POLICY once, when it
+// No op of the library opens an OpenMP region (nn/'s loops use parallel_for too); one that a
+// program adds waits passively: libgomp reads OMP_WAIT_POLICY once, when it
 // is loaded, before any constructor of ours or main() runs; the functions in .preinit_array run
 // before the constructors of every shared library, so this is the one place to set it. Unset,
 // libgomp spins for up to about a millisecond at every barrier, on a core another program needs.

@@ -21,7 +21,7 @@ int num_threads();
 void set_num_threads(int threads);  // clamps to [1, cores]
 
 // Below this much work (elements, or elements × cost per element) a kernel runs on one thread:
-// starting threads costs more. detail::parallel_for and the OpenMP loops of nn/ both use it.
+// starting threads costs more. parallel_for (below) uses it, for tensor/ and nn/ alike.
 inline constexpr int64_t kParallelThreshold = 32768;
 
 // The cores this process may use: sched_getaffinity's count, lowered to the cgroup v2 quota
@@ -46,6 +46,36 @@ void parallel_tasks(int64_t count, int threads, Fn&& task) {
       count, threads,
       [](void* context, int64_t i) { (*static_cast<Task*>(context))(i); },
       const_cast<void*>(static_cast<const void*>(&task)));
+}
+
+// Tasks per thread for a loop split into equal runs: enough that a thread the machine pauses
+// holds back a small share, few enough that each run is long.
+inline constexpr int64_t kTasksPerThread = 4;
+
+// The loops of the kernels and of nn/: [0, count) cut into up to kTasksPerThread · threads runs
+// of consecutive indices, body(begin, end) once per run, on the pool when the work
+// (count · cost_per_item) reaches kParallelThreshold, else on the calling thread in one run.
+// The runs depend on the thread count; a body whose outputs are per index (no sum across
+// indices) gives the same bits for any count.
+template <typename Body>
+void parallel_for_ranges(int64_t count, int64_t cost_per_item, Body&& body) {
+  const int threads = num_threads();
+  if (count * cost_per_item < kParallelThreshold || threads == 1 || count < 2) {
+    if (count > 0) body(int64_t{0}, count);
+    return;
+  }
+  const int64_t tasks = count < kTasksPerThread * threads ? count : kTasksPerThread * threads;
+  parallel_tasks(tasks, threads, [&](int64_t task) {
+    body(count * task / tasks, count * (task + 1) / tasks);
+  });
+}
+
+// The same, fn(i) for every i.
+template <typename Fn>
+void parallel_for(int64_t count, int64_t cost_per_item, Fn&& fn) {
+  parallel_for_ranges(count, cost_per_item, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) fn(i);
+  });
 }
 
 }  // namespace atencion

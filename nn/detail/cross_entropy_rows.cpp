@@ -80,11 +80,9 @@ void forward_rows_of(const T* logits, const int64_t* targets, Rows rows,
                   RowTargets o, double* row_loss, double* logsumexp) {
   const int64_t C = rows.classes;
   const double eps = o.label_smoothing;
-#pragma omp parallel num_threads(num_threads()) if (rows.count * C > kParallelThreshold)
-  {
-    std::vector<T> scratch(C);  // one per thread
-#pragma omp for
-    for (int64_t i = 0; i < rows.count; ++i) {
+  parallel_for_ranges(rows.count, C, [&](int64_t begin, int64_t end) {
+    std::vector<T> scratch(C);  // one per run of rows
+    for (int64_t i = begin; i < end; ++i) {
       const T* z = logits + i * C;
       const RowSums sums = fast_row_sums(z, C, scratch.data());
       const double lse = sums.logsumexp;
@@ -97,7 +95,7 @@ void forward_rows_of(const T* logits, const int64_t* targets, Rows rows,
       const double smooth = lse - sums.sum / static_cast<double>(C);
       row_loss[i] = (1 - eps) * nll + eps * smooth;
     }
-  }
+  });
 }
 
 // Backward, row i. With p = softmax(z) = e^(z − lse):
@@ -113,19 +111,18 @@ void backward_rows_of(const T* logits, const int64_t* targets, const double* log
   const int64_t C = rows.classes;
   const double eps = o.label_smoothing;
   const double uniform = eps / static_cast<double>(C);
-#pragma omp parallel for num_threads(num_threads()) if (rows.count * C > kParallelThreshold)
-  for (int64_t i = 0; i < rows.count; ++i) {
+  parallel_for(rows.count, C, [&](int64_t i) {
     const T* z = logits + i * C;
     T* dz = grad_logits + i * C;
     if (targets[i] == o.ignore_index) {
       for (int64_t c = 0; c < C; ++c) dz[c] = 0;
-      continue;
+      return;
     }
     const T weight = static_cast<T>(row_weight[i]);
     const T lse = static_cast<T>(logsumexp[i]);
     fast_backward_row(z, C, lse, weight, static_cast<T>(uniform), dz);
     dz[targets[i]] -= weight * static_cast<T>(1 - eps);  // q_y also holds 1 − ε
-  }
+  });
 }
 
 }  // namespace

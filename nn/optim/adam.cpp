@@ -34,17 +34,19 @@ void adam_update(T* param, const T* grad, T* exp_avg, T* exp_avg_sq, int64_t n,
   const T decoupled_factor = static_cast<T>(s.decoupled_factor);
   const T bias_correction2_sqrt = static_cast<T>(s.bias_correction2_sqrt);
   const T eps = static_cast<T>(s.eps), step_size = static_cast<T>(s.step_size);
-#pragma omp parallel for num_threads(num_threads()) if (n > kParallelThreshold)
-  for (int64_t i = 0; i < n; ++i) {
-    const T g = grad[i] + l2_decay * param[i];          // Adam's L2 term (0 for AdamW)
-    const T p = param[i] * decoupled_factor;            // AdamW's decay (1 for Adam)
-    const T m = exp_avg[i] + one_minus_beta1 * (g - exp_avg[i]);    // m ← β1·m + (1−β1)·g
-    const T v = beta2 * exp_avg_sq[i] + one_minus_beta2 * g * g;    // v ← β2·v + (1−β2)·g²
-    const T denom = std::sqrt(v) / bias_correction2_sqrt + eps;     // √v̂ + ε
-    exp_avg[i] = m;
-    exp_avg_sq[i] = v;
-    param[i] = p - step_size * (m / denom);                          // p ← p − lr·m̂/(√v̂ + ε)
-  }
+  // Element by element: the same bits however the elements are shared out.
+  parallel_for_ranges(n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const T g = grad[i] + l2_decay * param[i];          // Adam's L2 term (0 for AdamW)
+      const T p = param[i] * decoupled_factor;            // AdamW's decay (1 for Adam)
+      const T m = exp_avg[i] + one_minus_beta1 * (g - exp_avg[i]);    // m ← β1·m + (1−β1)·g
+      const T v = beta2 * exp_avg_sq[i] + one_minus_beta2 * g * g;    // v ← β2·v + (1−β2)·g²
+      const T denom = std::sqrt(v) / bias_correction2_sqrt + eps;     // √v̂ + ε
+      exp_avg[i] = m;
+      exp_avg_sq[i] = v;
+      param[i] = p - step_size * (m / denom);                          // p ← p − lr·m̂/(√v̂ + ε)
+    }
+  });
 }
 
 }  // namespace

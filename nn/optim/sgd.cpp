@@ -14,18 +14,19 @@ namespace {
 template <typename T>
 void sgd_update(T* param, const T* grad, T* buffer, int64_t n, const SGDOptions& o,
                 double lr, bool first_step) {
-#pragma omp parallel for num_threads(num_threads()) if (n > kParallelThreshold)
-  for (int64_t i = 0; i < n; ++i) {
-    T g = grad[i];
-    if (o.weight_decay != 0) g += static_cast<T>(o.weight_decay) * param[i];
-    if (buffer) {
-      T& b = buffer[i];
-      b = first_step ? g
-                     : static_cast<T>(o.momentum) * b + static_cast<T>(1 - o.dampening) * g;
-      g = o.nesterov ? g + static_cast<T>(o.momentum) * b : b;
+  parallel_for_ranges(n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      T g = grad[i];
+      if (o.weight_decay != 0) g += static_cast<T>(o.weight_decay) * param[i];
+      if (buffer) {
+        T& b = buffer[i];
+        b = first_step ? g
+                       : static_cast<T>(o.momentum) * b + static_cast<T>(1 - o.dampening) * g;
+        g = o.nesterov ? g + static_cast<T>(o.momentum) * b : b;
+      }
+      param[i] -= static_cast<T>(lr) * g;
     }
-    param[i] -= static_cast<T>(lr) * g;
-  }
+  });
 }
 
 }  // namespace

@@ -87,23 +87,8 @@ inline T select(bool mask, T a, T b) {
                                             (std::bit_cast<Bits>(b) & ~all_if_mask)));
 }
 
-// Tasks per thread for a loop split into equal runs: enough that a thread the machine pauses
-// holds back a small share (tensor/threads.h), few enough that each run is long.
-inline constexpr int64_t kTasksPerThread = 4;
-
-// Splits [0, count) over threads when work (count * cost) is large; fn(i) for every i.
-template <typename Fn>
-void parallel_for(int64_t count, int64_t cost_per_item, Fn&& fn) {
-  const int threads = num_threads();
-  if (count * cost_per_item < kParallelThreshold || threads == 1 || count < 2) {
-    for (int64_t i = 0; i < count; ++i) fn(i);
-    return;
-  }
-  const int64_t tasks = std::min(count, kTasksPerThread * threads);
-  parallel_tasks(tasks, threads, [&](int64_t task) {
-    for (int64_t i = count * task / tasks; i < count * (task + 1) / tasks; ++i) fn(i);
-  });
-}
+// The kernels' loops: atencion::parallel_for (tensor/threads.h), named here as they call it.
+using atencion::parallel_for;
 
 // A loop nest over `shape` with N stride sets (one per operand), simplified first: size-1 dims
 // are dropped and neighbouring dims merged when every operand steps through them as one

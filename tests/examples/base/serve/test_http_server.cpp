@@ -261,7 +261,10 @@ TEST_CASE("serve: a stream sends the output so far after each step, then the ans
       }
     }
   }
-  CHECK(partial_lines > kSentences.size());  // most answers came with steps before them
+  // Steps came before answers. How many depends on the machine: a partial line not yet sent
+  // when a newer one comes is replaced, so a model faster than this reader (or a reader paused
+  // on a busy machine) sees fewer; 12 decodings with none would mean no step is streamed.
+  CHECK(partial_lines > 0);
   // A blank text needs no step: the answer alone. An error found before any line keeps its
   // status, as /api/translate answers it.
   CHECK(stream_lines(port, translate_body("  ", 1)).size() == 1);

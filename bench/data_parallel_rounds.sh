@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# bench/data_parallel_rounds.sh — a family's 2-process speed-up, in alternating rounds, beside
+# what the machine allows two processes that share nothing.
+# Lesson: docs/13-data-parallel.md#measured; figures: docs/performance.md#data-parallel-training
+#
+#   bash bench/data_parallel_rounds.sh [BUILD_DIR] [FAMILY] [ROUNDS] [FROM] [TO]
+#                                      (defaults: build gpt 5 40 80)
+#
+# From one checkpoint at step FROM (so that every run sees the same batches), each round runs
+# FAMILY's default model to step TO as
+#   1 × 1        one process, --threads 1
+#   2 × 1        mpirun -np 2 --bind-to core, --threads 1 each (data parallel)
+#   two copies   two independent 1 × 1 runs at once, one on each of cores 0 and 1: the most two
+#                processes can do on this machine when they share nothing but its caches and
+#                memory, the ceiling of the 2 × 1 speed-up
+# and prints the tokens/s of steps FROM+1 .. TO of each, the ratios to 1 × 1, and the 2 × 1
+# run's communication line. A benchmark, not a test: run it on an otherwise idle machine; this
+# machine's rates vary by about 10% from run to run, hence the rounds (report the median and
+# the range).
+set -euo pipefail
+build=${1:-build}
+family=${2:-gpt}
+rounds=${3:-5}
+from=${4:-40}
+to=${5:-80}
+binary="$build/examples/$family/atencion-$family"
+[[ -x $binary ]] || { echo "no $binary: build the examples first" >&2; exit 1; }
+(( to > from && from >= 1 )) || { echo "TO must be above FROM >= 1" >&2; exit 1; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # harmless when not root
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+steps=$((to - from))
+
+echo "preparing a checkpoint at step $from in $work ..."
+"$binary" --threads 2 train --out "$work/start" --steps "$from" > "$work/start.log"
+
+# run NAME COMMAND...: resumes a copy of the start up to step `to`, one progress line at its end.
+run() {
+  local name=$1
+  shift
+  rm -rf "${work:?}/$name"
+  cp -r "$work/start" "$work/$name"
+  "$@" train --out "$work/$name" --resume --steps "$to" --log-every "$steps" \
+    --checkpoint-every 0 > "$work/$name.log" 2>&1 || { cat "$work/$name.log" >&2; exit 1; }
+}
+speed() { sed -n "s/^epoch [0-9]* step $to .* \([0-9]*\) tok\/s .*/\1/p" "$work/$1.log"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
+
+printf '%-6s %8s %8s %6s %14s %6s  %s\n' round "1x1" "2x1" ratio "two copies" ratio \
+  "communication (2x1, rank 0)"
+for round in $(seq "$rounds"); do
+  run one "$binary" --threads 1
+  run data_parallel mpirun -np 2 --bind-to core "$binary" --threads 1
+  (run copy0 taskset -c 0 "$binary" --threads 1) & (run copy1 taskset -c 1 "$binary" --threads 1) &
+  wait
+  one=$(speed one) dp=$(speed data_parallel) copies=$(($(speed copy0) + $(speed copy1)))
+  printf '%-6s %8s %8s %6s %14s %6s  %s\n' "$round" "$one" "$dp" "$(ratio "$one" "$dp")" \
+    "$copies" "$(ratio "$one" "$copies")" \
+    "$(sed -n 's/.*(\([0-9.]* ms a step, [0-9.]*%\)), \([0-9]*%\) of it hidden.*/\1, \2 of it hidden/p' \
+      "$work/data_parallel.log")"
+done
