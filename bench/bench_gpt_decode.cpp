@@ -24,6 +24,7 @@
 #include <memory>
 #include <vector>
 
+#include "bench/gpt2_small_config.h"
 #include "bench/thread_sweep.h"
 #include "gpt/gpt.h"
 #include "gpt/generate.h"
@@ -33,7 +34,6 @@
 namespace {
 
 using atencion::examples::gpt::GPT;
-using atencion::examples::gpt::GPTConfig;
 
 std::map<int, double>& bandwidth_at() {  // threads -> GB/s, from read_bandwidth
   static std::map<int, double> measured;
@@ -77,15 +77,8 @@ BENCHMARK(read_bandwidth)->Apply(atencion::bench::thread_sweep)->UseRealTime();
 
 GPT& gpt2_small() {
   static std::unique_ptr<GPT> model = [] {
-    GPTConfig config;
-    config.vocab = 50257;
-    config.context = 1024;
-    config.d_model = 768;
-    config.heads = 12;
-    config.layers = 12;
-    config.dropout = 0;
     atencion::Generator generator(42);
-    return std::make_unique<GPT>(config, generator);
+    return std::make_unique<GPT>(atencion::bench::gpt2_small_config(0), generator);
   }();
   return *model;
 }

@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "bench/gpt2_small_config.h"
 #include "gpt/gpt.h"
 #include "nn/lora.h"
 #include "nn/optim/adam.h"
@@ -26,18 +27,10 @@
 namespace {
 
 using atencion::examples::gpt::GPT;
-using atencion::examples::gpt::GPTConfig;
 
 std::unique_ptr<GPT> gpt2_small_sized() {
-  GPTConfig config;
-  config.vocab = 50257;
-  config.context = 1024;
-  config.d_model = 768;
-  config.heads = 12;
-  config.layers = 12;
-  config.dropout = 0.1;
   atencion::Generator generator(42);
-  return std::make_unique<GPT>(config, generator);
+  return std::make_unique<GPT>(atencion::bench::gpt2_small_config(0.1), generator);
 }
 
 atencion::Tensor random_tokens(int64_t batch, int64_t length, uint64_t seed) {
