@@ -32,6 +32,9 @@ tiny=(--hidden 32 --heads 2 --layers 1 --intermediate 64 --vocab 80 --max-positi
 "$bert" pair-task --out "$work/again" "${task[@]}" > /dev/null
 cmp -s "$work/task/train.tsv" "$work/again/train.tsv" || fail "pair-task differs for one seed"
 
+"$bert" pair-task --out "$work/small" --train-pairs 20 --held-out-pairs 3 > /dev/null ||
+  fail "pair-task: a held-out split of 3 pairs"
+
 for seed in 1 2; do
   "$bert" --threads 1 train --text "$work/task/pretraining.txt" --out "$work/base$seed" \
     --steps 10 --seed "$seed" "${tiny[@]}" > /dev/null
@@ -86,6 +89,15 @@ refused "finetune: give the weights to start from" "$bert" finetune --out "$work
 "$bert" --threads 1 finetune "${task[@]}" --bert "$fixture" --lora-rank 2 --out "$work/hf" --steps 3 \
   --log-every 1 > "$work/hf.log"
 grep -q "held out: accuracy" "$work/hf.log" || fail "finetune --bert"
+# The classifier learns: 16 pairs (32 lines) from random weights, scored on themselves, are
+# fitted (a head or a batch that could not learn would stay at 50%).
+head -n 32 "$work/task/train.tsv" > "$work/few.tsv"
+"$bert" --threads 1 finetune --init-from "$work/base1" --random-weights --data "$work/few.tsv" \
+  --held-out "$work/few.tsv" --lr 1e-3 --warmup 10 --decay-steps 300 --steps 300 --max-tokens 256 \
+  --log-every 100 --out "$work/few" > "$work/few.log"
+grep -qE "^held out: accuracy (9[0-9]|100)\.[0-9]+%" "$work/few.log" ||
+  fail "32 lines not fitted: $(grep 'held out' "$work/few.log")"
+
 # train from weights: --bert (Hugging Face's files, WordPiece kept in the checkpoint as vocab.txt)
 # and --init-from (a run of ours) continue the masked-LM training in a new run, exact on resume.
 for i in $(seq 1 60); do echo "the cat sat on the mat and the dog ran $((i % 7)) times."; done \
