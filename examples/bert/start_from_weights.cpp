@@ -1,5 +1,5 @@
 // examples/bert/start_from_weights.cpp — see start_from_weights.h.
-// Lesson: docs/18-finetuning.md#from-weights-init-from-gpt2-and-bert
+// Lesson: docs/18-finetuning.md#starting-from-weights
 #include "bert/start_from_weights.h"
 
 #include <stdexcept>

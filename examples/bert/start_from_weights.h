@@ -1,7 +1,7 @@
 // examples/bert/start_from_weights.h — masked-LM pre-training that starts from weights instead
 // of from noise: `train --init-from RUN` (a run of ours, or one of its step-N) or `train --bert
 // DIR` (a directory as Hugging Face publishes BERT, its WordPiece vocabulary included).
-// Lesson: docs/18-finetuning.md#from-weights-init-from-gpt2-and-bert
+// Lesson: docs/18-finetuning.md#starting-from-weights
 //
 // The weights fix the model's shape (hidden, heads, layers, intermediate, max_positions) and its
 // pieces: a flag that says otherwise is refused in one line (base/finetune/from_weights.h), not

@@ -1,5 +1,5 @@
 // examples/base/finetune/from_weights.cpp — see from_weights.h.
-// Lesson: docs/18-finetuning.md#from-weights-init-from-gpt2-and-bert
+// Lesson: docs/18-finetuning.md#starting-from-weights
 #include "base/finetune/from_weights.h"
 
 #include <algorithm>

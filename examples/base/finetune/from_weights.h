@@ -2,7 +2,7 @@
 // `--gpt2 DIR`, `--bert DIR`) shares: the weights fix the model's shape, so a flag that says
 // otherwise is refused in one line, not ignored; and a run from weights is a fine-tune, whose
 // schedule flags mean nothing in a run from the seed.
-// Lesson: docs/18-finetuning.md#from-weights-init-from-gpt2-and-bert
+// Lesson: docs/18-finetuning.md#starting-from-weights
 #pragma once
 
 #include <cstdint>
