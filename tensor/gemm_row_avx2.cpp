@@ -14,13 +14,18 @@
 // B as stored ([k, n], a row of B is a row of values for many j): 8 vectors of 8 columns at a
 // time, a row of B at a time. Bᵀ as stored ([n, k], x·Wᵀ of a linear layer: the k values of one
 // output are contiguous): 16 outputs at a time, 8 steps of each read as 8-float vectors and
-// transposed in registers, so that each vector holds one step of 8 outputs.
+// transposed in registers, so that each vector holds one step of 8 outputs. The same loop reads
+// a Bᵀ stored as bfloat16 (tensor/gemm_bfloat16.h): 8 steps of an output are 16 bytes, widened
+// to 8 floats in registers (a bfloat16 is the top half of a float32: zero-extend each 16-bit
+// value to 32 bits, shift it left by 16), then summed as the floats they are, with the same bits
+// as the float32 product of the widened matrix.
 #include <immintrin.h>
 
 #include <algorithm>
 #include <cstdint>
 
 #include "tensor/gemm_kernel.h"
+#include "tensor/half.h"
 
 #define ATENCION_AVX2_TARGET __attribute__((target("avx2,fma")))
 
@@ -76,6 +81,16 @@ ATENCION_AVX2_TARGET void row_times_b(const GemmShape& s, const float* a, int64_
   }
 }
 
+// 8 consecutive values of a row of Bᵀ as floats: as stored, or widened from bfloat16 bits.
+ATENCION_AVX2_TARGET inline __m256 load8(const float* values) { return _mm256_loadu_ps(values); }
+ATENCION_AVX2_TARGET inline __m256 load8(const uint16_t* bits) {
+  const __m128i narrow = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bits));
+  const __m256i wide = _mm256_cvtepu16_epi32(narrow);
+  return _mm256_castsi256_ps(_mm256_slli_epi32(wide, 16));
+}
+inline float value_of(float value) { return value; }
+inline float value_of(uint16_t bits) { return bfloat16_to_float(bits); }
+
 // r[q] lane i <- r[i] lane q: an 8 x 8 transpose in registers.
 ATENCION_AVX2_TARGET inline void transpose8(__m256 (&r)[8]) {
   __m256 t[8], u[8];
@@ -99,12 +114,14 @@ ATENCION_AVX2_TARGET inline void transpose8(__m256 (&r)[8]) {
 
 // Bᵀ as stored: outputs [begin, end), 16 at a time as two groups of 8 (two independent chains
 // of multiply-adds). Past the last output, a group reads the last row again and stores nothing.
+// W is float, or uint16_t for bfloat16 bits.
+template <typename W>
 ATENCION_AVX2_TARGET void row_times_bt(const GemmShape& s, const float* a, int64_t a_step,
-                                       const float* b, float* c, bool accumulate, int64_t kc,
+                                       const W* b, float* c, bool accumulate, int64_t kc,
                                        int64_t begin, int64_t end) {
   constexpr int kGroups = 2;
   for (int64_t j = begin; j < end; j += 8 * kGroups) {
-    const float* rows[8 * kGroups];
+    const W* rows[8 * kGroups];
     for (int i = 0; i < 8 * kGroups; ++i) rows[i] = b + std::min(j + i, end - 1) * s.ldb;
     for (int64_t pc = 0; pc < s.k; pc += kc) {
       const int64_t block_end = std::min(s.k, pc + kc);
@@ -116,7 +133,7 @@ ATENCION_AVX2_TARGET void row_times_bt(const GemmShape& s, const float* a, int64
         for (int g = 0; g < kGroups; ++g) {
           __m256 steps[8];
 #pragma GCC unroll 8
-          for (int i = 0; i < 8; ++i) steps[i] = _mm256_loadu_ps(rows[8 * g + i] + p);
+          for (int i = 0; i < 8; ++i) steps[i] = load8(rows[8 * g + i] + p);
           transpose8(steps);
 #pragma GCC unroll 8
           for (int q = 0; q < 8; ++q)
@@ -126,9 +143,10 @@ ATENCION_AVX2_TARGET void row_times_bt(const GemmShape& s, const float* a, int64
       for (; p < block_end; ++p) {
         const __m256 a_value = _mm256_broadcast_ss(a + p * a_step);
         for (int g = 0; g < kGroups; ++g) {
-          const float* const* r = rows + 8 * g;
-          const __m256 step = _mm256_setr_ps(r[0][p], r[1][p], r[2][p], r[3][p], r[4][p],
-                                             r[5][p], r[6][p], r[7][p]);
+          const W* const* r = rows + 8 * g;
+          const __m256 step = _mm256_setr_ps(
+              value_of(r[0][p]), value_of(r[1][p]), value_of(r[2][p]), value_of(r[3][p]),
+              value_of(r[4][p]), value_of(r[5][p]), value_of(r[6][p]), value_of(r[7][p]));
           acc[g] = _mm256_fmadd_ps(a_value, step, acc[g]);
         }
       }
@@ -152,6 +170,13 @@ ATENCION_AVX2_TARGET void avx2_row_product(const GemmShape& s, const float* a, c
     row_times_bt(s, a, a_step, b, c, accumulate, kc, col_begin, col_end);
   else
     row_times_b(s, a, a_step, b, c, accumulate, kc, col_begin, col_end);
+}
+
+ATENCION_AVX2_TARGET void avx2_row_product_bfloat16(const GemmShape& s, const float* a,
+                                                    const uint16_t* bt, float* c, bool accumulate,
+                                                    int64_t kc, int64_t col_begin,
+                                                    int64_t col_end) {
+  row_times_bt(s, a, s.trans_a ? s.lda : 1, bt, c, accumulate, kc, col_begin, col_end);
 }
 
 }  // namespace atencion::gemm_detail
