@@ -12,10 +12,15 @@
 //                               which it reads a row); `bandwidth_fraction`: tokens/s × those
 //                               bytes / read_bandwidth at the same T, measured in this process
 //                               (so the limit is 1.0).
+//   gpt_decode/bfloat16/threads:T the same model with its weights kept as bfloat16
+//                               (GPT::use_bfloat16_weights: every Linear and the tied token
+//                               embedding, 2 bytes a weight; biases, LayerNorms and the position
+//                               row stay 4): weight_mb_per_token and bandwidth_fraction count
+//                               those bytes.
 //
 //   build/bench/bench_gpt_decode
 //
-// The model is built once (a few seconds), on the first case that needs it.
+// Each model is built once (a few seconds), on the first case that needs it.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -75,25 +80,36 @@ void read_bandwidth(benchmark::State& state) {
 }
 BENCHMARK(read_bandwidth)->Apply(atencion::bench::thread_sweep)->UseRealTime();
 
-GPT& gpt2_small() {
-  static std::unique_ptr<GPT> model = [] {
+// GPT-2 small's shape, random weights from a fixed seed; with `bfloat16`, kept as bfloat16.
+GPT& gpt2_small(bool bfloat16) {
+  static std::map<bool, std::unique_ptr<GPT>> models;
+  std::unique_ptr<GPT>& model = models[bfloat16];
+  if (!model) {
     atencion::Generator generator(42);
-    return std::make_unique<GPT>(atencion::bench::gpt2_small_config(0), generator);
-  }();
+    model = std::make_unique<GPT>(atencion::bench::gpt2_small_config(0), generator);
+    if (bfloat16) model->use_bfloat16_weights();
+  }
   return *model;
 }
 
+// The bytes of weights one token reads: every parameter but the position table, of which it
+// reads a row; 2 bytes a value for the matrices a bfloat16 model keeps as bfloat16.
 double weight_bytes_per_token(GPT& model) {
+  const bool bfloat16 = model.uses_bfloat16_weights();
   double bytes = 0;
-  for (const auto& parameter : model.parameters())
-    bytes += static_cast<double>(parameter.value().numel()) * sizeof(float);
-  const auto& positions = model.position_embedding->weight.value();
-  return bytes - static_cast<double>(positions.numel() - positions.size(1)) * sizeof(float);
+  for (const auto& [name, parameter] : model.named_parameters()) {
+    const auto& value = parameter.value();
+    if (name == "position_embedding.weight")
+      bytes += static_cast<double>(value.size(1)) * sizeof(float);
+    else
+      bytes += static_cast<double>(value.numel()) * (bfloat16 && value.dim() == 2 ? 2 : 4);
+  }
+  return bytes;
 }
 
-void gpt_decode(benchmark::State& state) {
+void gpt_decode(benchmark::State& state, bool bfloat16) {
   const int threads = static_cast<int>(state.range(0));
-  GPT& model = gpt2_small();
+  GPT& model = gpt2_small(bfloat16);
   const atencion::bench::UseThreads use_threads(threads);
   atencion::examples::gpt::GenerateOptions options;
   options.max_new_tokens = 32;
@@ -107,15 +123,21 @@ void gpt_decode(benchmark::State& state) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double rate = tokens / seconds, bytes = weight_bytes_per_token(model);
-  atencion::bench::report_rate(state, "gpt_decode", threads, "tokens_per_second", rate);
+  atencion::bench::report_rate(state, bfloat16 ? "gpt_decode/bfloat16" : "gpt_decode", threads,
+                               "tokens_per_second", rate);
   state.counters["weight_mb_per_token"] = benchmark::Counter(bytes / 1e6);
   const auto bandwidth = bandwidth_at().find(threads);
   if (bandwidth != bandwidth_at().end())
     state.counters["bandwidth_fraction"] =
         benchmark::Counter(rate * bytes / (bandwidth->second * 1e9));
 }
-BENCHMARK(gpt_decode)
+BENCHMARK_CAPTURE(gpt_decode, float32, false)
     ->Name("gpt_decode/float32")
+    ->Apply(atencion::bench::thread_sweep)
+    ->Unit(benchmark::kSecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(gpt_decode, bfloat16, true)
+    ->Name("gpt_decode/bfloat16")
     ->Apply(atencion::bench::thread_sweep)
     ->Unit(benchmark::kSecond)
     ->UseRealTime();

@@ -56,6 +56,6 @@ for round in $(seq "$rounds"); do
   one=$(speed one) dp=$(speed data_parallel) copies=$(($(speed copy0) + $(speed copy1)))
   printf '%-6s %8s %8s %6s %14s %6s  %s\n' "$round" "$one" "$dp" "$(ratio "$one" "$dp")" \
     "$copies" "$(ratio "$one" "$copies")" \
-    "$(sed -n 's/.*(\([0-9.]* ms a step, [0-9.]*%\)), \([0-9]*%\) of it hidden.*/\1, \2 of it hidden/p' \
+    "$(sed -n 's/^data parallel: .* s (\([0-9.]* ms a step, [0-9.]*%\)), \([0-9]*%\) of it hidden.*/\1, \2 of it hidden/p' \
       "$work/data_parallel.log")"
 done

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "autograd/ops.h"
+#include "tensor/gemm_bfloat16.h"
 #include "tensor/ops.h"
 
 namespace atencion::nn {
@@ -30,7 +31,8 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias, Generator& 
 std::string Linear::type_name() const {
   return "Linear(in=" + std::to_string(in_features_) + ", out=" + std::to_string(out_features_) +
          ", bias=" + (has_bias() ? "true" : "false") +
-         (has_lora() ? ", lora_rank=" + std::to_string(lora_rank()) : std::string()) + ")";
+         (has_lora() ? ", lora_rank=" + std::to_string(lora_rank()) : std::string()) +
+         (uses_bfloat16_weight() ? ", bfloat16" : "") + ")";
 }
 
 Variable Linear::forward(const Variable& x) const {
@@ -40,8 +42,12 @@ Variable Linear::forward(const Variable& x) const {
         "): input of shape " + shape_to_string(x.shape()) + " must end in " +
         std::to_string(in_features_) + " (weight is " + shape_to_string(weight.shape()) + ")");
   }
+  if (bfloat16_weight_ && grad_mode_enabled())
+    throw std::logic_error(type_name() + ": a bfloat16 weight is for inference: run forward "
+                           "under NoGradGuard");
   // y = x Wᵀ (+ b): [..., in] @ [in, out] = [..., out]; the weight is read transposed, not copied.
-  Variable y = matmul(x, weight, Trans::No, Trans::Yes);
+  Variable y = bfloat16_weight_ ? Variable(matmul_bfloat16(x.value(), *bfloat16_weight_))
+                                : matmul(x, weight, Trans::No, Trans::Yes);
   if (has_bias()) y = add(y, bias);  // b broadcasts over every leading dim
   if (has_lora()) {
     // + (α/r)·(x Aᵀ) Bᵀ: down to r features, up to out, scaled. Never B A itself (out × in).
@@ -72,6 +78,23 @@ void Linear::add_lora(int64_t rank, double alpha, Generator& generator) {
   lora_scaling_ = alpha / static_cast<double>(rank);
   weight.set_requires_grad(false);
   if (has_bias()) bias.set_requires_grad(false);
+}
+
+void Linear::use_bfloat16_weight() {
+  const std::string who = "use_bfloat16_weight: " + type_name() + ": ";
+  if (has_lora()) throw std::invalid_argument(who + "merge the adapter first (merge_lora)");
+  if (weight.dtype() != DType::Float32)
+    throw std::invalid_argument(who + "the weight is " + dtype_name(weight.dtype()) +
+                                ", not float32");
+  check_bfloat16_support("use_bfloat16_weight");
+  bfloat16_weight_ = std::make_shared<const BFloat16Matrix>(weight.value());
+  weight.mutable_value() = bfloat16_weight_->to_float32();  // the values forward() now reads
+}
+
+void use_bfloat16_weights(Module& model) {
+  if (auto* linear = dynamic_cast<Linear*>(&model)) linear->use_bfloat16_weight();
+  for (const auto& [name, module] : model.named_modules())
+    if (auto* linear = dynamic_cast<Linear*>(module.get())) linear->use_bfloat16_weight();
 }
 
 void Linear::merge_lora() {

@@ -12,12 +12,20 @@
 // add_lora() freezes W and b and trains only A and B (r·(in + out) numbers instead of in·out);
 // B starts at zero, so the adapted layer starts as the layer it adapts. merge_lora() folds the
 // update into W (W ← W + (α/r)·B A), after which the layer is a plain Linear again.
+//
+// bfloat16 weights (inference; docs/15-gpt.md#bfloat16-weights): use_bfloat16_weight() rounds
+// W to bfloat16 and keeps it so, two bytes a weight (tensor/bfloat16_matrix.h); forward() then
+// reads those, widened to float32 in registers with float32 sums, and is refused with the graph
+// on (it is for inference, under NoGradGuard). `weight` keeps the rounded values too, so that
+// the layer is one model whichever copy a product reads.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "nn/module.h"
+#include "tensor/bfloat16_matrix.h"
 #include "tensor/random.h"
 
 namespace atencion::nn {
@@ -46,6 +54,12 @@ class Linear : public Module {
   int64_t lora_rank() const { return has_lora() ? lora_A.size(0) : 0; }
   double lora_scaling() const { return lora_scaling_; }  // α / r
 
+  // W ← W rounded to bfloat16, kept as bfloat16 for forward() under NoGradGuard. Refused with an
+  // adapter (merge_lora first) or a float64 weight; throws check_bfloat16_support's line on a CPU
+  // without AVX2 and FMA.
+  void use_bfloat16_weight();
+  bool uses_bfloat16_weight() const { return bfloat16_weight_ != nullptr; }
+
   Variable weight;  // [out_features, in_features]
   Variable bias;    // [out_features], or undefined
   Variable lora_A;  // [rank, in_features], or undefined (no LoRA)
@@ -55,6 +69,10 @@ class Linear : public Module {
   int64_t in_features_;
   int64_t out_features_;
   double lora_scaling_ = 0.0;
+  std::shared_ptr<const BFloat16Matrix> bfloat16_weight_;  // or null: float32 products
 };
+
+// use_bfloat16_weight() on every Linear of `model` (itself included, and its submodules).
+void use_bfloat16_weights(Module& model);
 
 }  // namespace atencion::nn

@@ -72,7 +72,7 @@ struct Blocking {
 template <typename T>
 Blocking blocking_for(const MicroKernel<T>& kernel) {
   constexpr int64_t bytes = sizeof(T);
-  const int64_t kc = 1024 / bytes;                  // 256 floats, 128 doubles
+  const int64_t kc = kBlockBytes / bytes;           // 256 floats, 128 doubles
   const int64_t mc = kernel.mr * (192 / bytes);     // 672 rows of floats with the 14-row tile
   const int64_t b_block = (1 << 20) / (kc * bytes);  // columns for a 1 MiB packed B block
   const int64_t nc = kernel.nr * std::max<int64_t>(1, b_block / kernel.nr);

@@ -67,6 +67,15 @@ void generic_kernel(MicroKernel<float>& out);
 void avx2_row_product(const GemmShape& s, const float* a, const float* b, float* c,
                       bool accumulate, int64_t kc, int64_t col_begin, int64_t col_end);
 void generic_kernel(MicroKernel<double>& out);
+// The same one-row product of Bᵀ (s.trans_b) stored as bfloat16 bits (tensor/gemm_bfloat16.h):
+// each value widened to the float it is, then summed as avx2_row_product sums: the same bits as
+// avx2_row_product on the widened matrix.
+void avx2_row_product_bfloat16(const GemmShape& s, const float* a, const uint16_t* bt, float* c,
+                               bool accumulate, int64_t kc, int64_t col_begin, int64_t col_end);
+
+// The k sum is cut into blocks of this many bytes of values (256 floats, 128 doubles): where the
+// partial sums are added into C, the same whatever the thread count and the path.
+inline constexpr int64_t kBlockBytes = 1024;
 
 // The best kernel this CPU runs (chosen once, on first use). ATENCION_GEMM_KERNEL=generic,
 // avx2 or avx512 forces a lower one (for tests and benchmarks of the fallbacks).

@@ -14,6 +14,9 @@
 // a float16 overflows to ±inf from 65520 up, tiny values become float16 subnormals or ±0, and
 // NaN becomes the quiet NaN 0x7E00 (float16, sign kept) or 0x7FC0 (bfloat16, as torch does
 // element by element; its vectorised loop writes 0xFFFF, another NaN).
+//
+// Besides loading checkpoints, bfloat16 keeps weights for inference at half the bytes
+// (tensor/bfloat16_matrix.h; docs/performance.md#bfloat16-weights).
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 
 #include "autograd/ops.h"
 #include "base/io/json_fields.h"
+#include "nn/linear.h"
 #include "nn/loss.h"
 #include "nn/masks.h"
 
@@ -85,7 +86,15 @@ Variable GPT::hidden_states(const Tensor& ids, std::span<nn::KeyValueCache> cach
 Variable GPT::forward(const Tensor& ids, std::span<nn::KeyValueCache> cache,
                       nn::AttentionObserver* observer) {
   // logits = h Eᵀ: the output layer is the token embedding (weight tying)
-  return matmul(hidden_states(ids, cache, observer), token_embedding->weight, Trans::No, Trans::Yes);
+  const Variable hidden = hidden_states(ids, cache, observer);
+  if (head_bfloat16_) return Variable(matmul_bfloat16(hidden.value(), *head_bfloat16_));
+  return matmul(hidden, token_embedding->weight, Trans::No, Trans::Yes);
+}
+
+void GPT::use_bfloat16_weights() {
+  nn::use_bfloat16_weights(*this);
+  head_bfloat16_ = std::make_shared<const BFloat16Matrix>(token_embedding->weight.value());
+  token_embedding->weight.mutable_value() = head_bfloat16_->to_float32();  // the lookups' rows
 }
 
 Variable GPT::loss(const Tensor& ids, const Tensor& targets) {

@@ -30,6 +30,7 @@
 #include "nn/layer_norm.h"
 #include "nn/module.h"
 #include "nn/transformer.h"
+#include "tensor/bfloat16_matrix.h"
 #include "tensor/random.h"
 #include "tensor/safetensors.h"
 
@@ -70,6 +71,15 @@ class GPT : public nn::Module {
   std::vector<nn::KeyValueCache> make_cache(int64_t rows, int64_t positions,
                                             int64_t max_rows = 0) const;
 
+  // Inference in bfloat16 (docs/15-gpt.md#bfloat16-weights): every Linear's weight and the tied
+  // token embedding rounded to bfloat16 and kept so (nn::Linear::use_bfloat16_weight), about
+  // half the bytes a new token reads; the logits' product reads the bfloat16 embedding. Biases,
+  // LayerNorms and the position table stay float32 (a token reads one row of it). Forward runs
+  // under NoGradGuard only, after. Throws check_bfloat16_support's line on a CPU without AVX2 and
+  // FMA, or for a float64 model.
+  void use_bfloat16_weights();
+  bool uses_bfloat16_weights() const { return head_bfloat16_ != nullptr; }
+
   std::string type_name() const override;
   const GPTConfig& config() const { return config_; }
 
@@ -81,6 +91,7 @@ class GPT : public nn::Module {
 
  private:
   GPTConfig config_;
+  std::shared_ptr<const BFloat16Matrix> head_bfloat16_;  // E as bfloat16, or null
 };
 
 // The config's fields, each once (base/io/config_fields.h): config.json's "model" section is

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/examples/gpt_cli.sh BINARY WORK_DIR FIXTURE_DIR — atencion-gpt end to end on a tiny text:
 # train, an exact resume, sample (streamed, the same for a seed at 1 and 2 threads, greedy at
-# temperature 0, beam search), eval, show; GPT-2's layout from --gpt2; and the bad inputs of issue 20, each
-# refused in one line.
+# temperature 0, beam search, --dtype bf16), eval, show; GPT-2's layout from --gpt2; and the bad
+# inputs of issue 20, each refused in one line.
 set -euo pipefail
 binary=$1
 work=$2
@@ -50,6 +50,14 @@ cmp "$work/b1" "$work/b2" || fail "beam search differs between 1 and 2 threads"
 [[ $(head -c 7 "$work/b1") == "the cat" ]] || fail "beam search: the prompt is not printed first"
 "$binary" sample --model "$run" --max-new-tokens 20 --beam 1 "the cat" > "$work/b3"
 cmp "$work/g1" "$work/b3" || fail "--beam 1 differs from --temperature 0"
+# --dtype bf16: the weights kept as bfloat16; the same greedy text as float32 on the trained run,
+# at 1 and 2 threads; eval scores with it.
+"$binary" --threads 1 sample --model "$run" --dtype bf16 --max-new-tokens 20 --temperature 0 "the cat" > "$work/h1"
+"$binary" --threads 2 sample --model "$run" --dtype bf16 --max-new-tokens 20 --temperature 0 "the cat" > "$work/h2"
+cmp "$work/h1" "$work/h2" || fail "bf16 greedy text differs between 1 and 2 threads"
+cmp "$work/g1" "$work/h1" || fail "bf16 greedy text differs from float32's"
+"$binary" eval --model "$run" --dtype bf16 > "$work/eval16" || fail "eval --dtype bf16"
+grep -Eq "loss [0-9.]+, perplexity" "$work/eval16" || fail "eval --dtype bf16 line"
 # Invalid UTF-8 is fine for bytes.
 printf 'ab\xff' | "$binary" sample --model "$run" --max-new-tokens 3 > /dev/null || fail "bytes refused invalid UTF-8"
 
@@ -82,6 +90,10 @@ refused "--max-new-tokens: must be at least 0, not -5" "$binary" sample --model 
 refused "--temperature excludes --beam" "$binary" sample --model "$run" --beam 2 --temperature 0.5 x
 refused "--seed excludes --beam" "$binary" sample --model "$run" --beam 2 --seed 3 x
 refused "--beam: Value 0 not in range 1 to 64" "$binary" sample --model "$run" --beam 0 x
+refused "sample --dtype bf16: bfloat16 weights need a CPU with AVX2 and FMA (this one lacks AVX2, FMA)" \
+  env ATENCION_GEMM_KERNEL=generic "$binary" sample --model "$run" --dtype bf16 x
+[[ ! -s $work/out ]] || fail "output before the --dtype bf16 refusal"
+refused "--dtype: float16 not in {float32,bf16}" "$binary" sample --model "$run" --dtype float16 x
 printf 'ab\xff' > "$work/bad.txt"
 refused "gpt2 tokens: the text is not valid UTF-8 (byte offset 2)" \
   "$binary" eval --gpt2 "$fixture" --text "$work/bad.txt"

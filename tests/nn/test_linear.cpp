@@ -2,10 +2,12 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "nn/linear.h"
+#include "tensor/ops.h"
 #include "tensor/random.h"
 #include "fixture.h"
 
@@ -102,4 +104,50 @@ TEST_CASE("Linear: equals torch.nn.Linear (outputs and gradients)", "[linear][fi
     REQUIRE(matches(x.grad(), fixture.grad_input("x")));
     require_parameter_grads_match(linear, fixture);
   }
+}
+
+// bfloat16 weights: the layer becomes the float32 layer of its rounded weight (the same bits,
+// since the bfloat16 product sums as gemm does), within 2^-8 · Σ|x_p w_p| of the float32 one
+// per output (each weight moves by at most 2^-8 of itself) plus float32's own rounding.
+TEST_CASE("Linear: a bfloat16 weight is the rounded weight's layer, within 2^-8 of float32",
+          "[linear][bfloat16]") {
+  Generator generator(5), same(5);
+  Linear linear(300, 70, generator), reference(300, 70, same);
+  const Tensor original = linear.weight.value().clone();
+  const Variable x(uniform({2, 3, 300}, -1, 1, generator));
+  NoGradGuard no_grad;
+  const Tensor y32 = linear(x).value();
+  linear.use_bfloat16_weight();
+  CHECK(linear.uses_bfloat16_weight());
+  CHECK(linear.type_name() == "Linear(in=300, out=70, bias=true, bfloat16)");
+  const Tensor rounded = BFloat16Matrix(original).to_float32();
+  CHECK(linear.weight.value().to_vector() == rounded.to_vector());
+  reference.weight.mutable_value() = rounded;
+  const Tensor y16 = linear(x).value();
+  CHECK(y16.to_vector() == reference(x).value().to_vector());
+  // |y16 − y32| ≤ 2^-8 · Σ_p |x_p w_p| + 300 · 2^-24 · (that sum, both ways of rounding it)
+  const Tensor scale = matmul(abs(x.value()), abs(original), Trans::No, Trans::Yes);
+  const std::vector<double> a = y16.to_vector(), b = y32.to_vector(), s = scale.to_vector();
+  for (size_t i = 0; i < a.size(); ++i)
+    CHECK(std::fabs(a[i] - b[i]) <= (std::ldexp(1.0, -8) + 600 * std::ldexp(1.0, -24)) * s[i]);
+}
+
+TEST_CASE("Linear: a bfloat16 weight is for inference; refused with LoRA or float64",
+          "[linear][bfloat16]") {
+  Generator generator(6);
+  Linear linear(4, 3, generator);
+  linear.use_bfloat16_weight();
+  CHECK_THROWS_WITH(linear(Variable(Tensor::ones({1, 4}))),
+                    "Linear(in=4, out=3, bias=true, bfloat16): a bfloat16 weight is for "
+                    "inference: run forward under NoGradGuard");
+  Linear adapted(4, 3, generator);
+  adapted.add_lora(2, 4.0, generator);
+  CHECK_THROWS_WITH(adapted.use_bfloat16_weight(),
+                    "use_bfloat16_weight: Linear(in=4, out=3, bias=true, lora_rank=2): merge the "
+                    "adapter first (merge_lora)");
+  Linear wide(4, 3, generator);
+  wide.to(DType::Float64);
+  CHECK_THROWS_WITH(wide.use_bfloat16_weight(),
+                    "use_bfloat16_weight: Linear(in=4, out=3, bias=true): the weight is float64, "
+                    "not float32");
 }

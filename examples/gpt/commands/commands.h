@@ -10,6 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "base/cli/program.h"
 #include "gpt/generate.h"
+#include "gpt/language_model.h"
 #include "nn/distributed.h"
 
 namespace atencion::examples::gpt {
@@ -25,8 +26,12 @@ Subcommand add_merge_command(CLI::App& app);  // merge.cpp: LoRA's adapters fold
 struct ModelSource {
   std::string model_dir = "runs/gpt";
   std::string gpt2_dir;  // "" = use model_dir
+  std::string dtype = "float32";  // or "bf16": weights kept as bfloat16 (GPT::use_bfloat16_weights)
 };
 void add_model_source_options(CLI::App* command, ModelSource& source);
+// The model of `source`, its weights in `source.dtype`; --dtype bf16 on a CPU without AVX2 and
+// FMA is refused before loading, in one line naming `command`.
+LanguageModel load_model(const ModelSource& source, const std::string& command);
 
 struct SampleOptions {
   ModelSource source;

@@ -45,8 +45,7 @@ class EvalProgress {
 }  // namespace
 
 EvalResult evaluate(const EvalOptions& options) {
-  const LanguageModel language_model =
-      load_language_model(options.source.model_dir, options.source.gpt2_dir);
+  const LanguageModel language_model = load_model(options.source, "eval");
   std::string text;
   if (!options.text_path.empty()) {
     text = read_file(options.text_path);

@@ -68,8 +68,7 @@ std::string translate_prompt_lines(const LanguageModel& language_model, const st
 }  // namespace
 
 std::string sample(const SampleOptions& options) {
-  const LanguageModel language_model =
-      load_language_model(options.source.model_dir, options.source.gpt2_dir);
+  const LanguageModel language_model = load_model(options.source, "sample");
   std::string prompt = options.prompt;
   if (!options.prompt_given)
     prompt.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());

@@ -17,8 +17,7 @@ struct ServeOptions {
 
 void run_serve(const ServeOptions& options) {
   const serve::StopSignals stop;  // before the model's threads start (serve_command.h)
-  const LanguageModel language_model =
-      load_language_model(options.source.model_dir, options.source.gpt2_dir);
+  const LanguageModel language_model = load_model(options.source, "serve");
   const std::string name =
       options.source.gpt2_dir.empty() ? options.source.model_dir : options.source.gpt2_dir;
   serve::serve_until_stopped("atencion-gpt", name, playground_service(language_model, name),

@@ -40,8 +40,7 @@ std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer) {
 
 std::vector<std::string> show(const ShowOptions& options) {
   if (options.prompts.empty()) throw std::invalid_argument("show: no prompt given");
-  const LanguageModel language_model =
-      load_language_model(options.source.model_dir, options.source.gpt2_dir);
+  const LanguageModel language_model = load_model(options.source, "show");
   const bool trained_here = options.source.gpt2_dir.empty();
   const std::string model_dir = trained_here ? options.source.model_dir : options.source.gpt2_dir;
   const std::string out_dir =

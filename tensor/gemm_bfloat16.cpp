@@ -1,0 +1,120 @@
+// tensor/gemm_bfloat16.cpp — x·Wᵀ with W stored as bfloat16 (see tensor/gemm_bfloat16.h).
+// Lesson: docs/performance.md#bfloat16-weights
+#include "tensor/gemm_bfloat16.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tensor/gemm_kernel.h"
+#include "tensor/half.h"
+#include "tensor/threads.h"
+
+namespace atencion {
+namespace {
+
+CpuFeatures detect_cpu_features() {
+  const char* forced = std::getenv("ATENCION_GEMM_KERNEL");
+  if (forced && std::string(forced) == "generic") return {};
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  return {__builtin_cpu_supports("avx2") != 0, __builtin_cpu_supports("fma") != 0};
+#else
+  return {};
+#endif
+}
+
+void check_layout(const GemmShape& s, const char* operation) {
+  if (!s.trans_b || s.ldb < s.k)
+    throw std::invalid_argument(std::string(operation) +
+                                ": W must be stored [n, k] (trans_b), row stride at least k");
+}
+
+// Each thread gets at least this many multiply-adds, as gemm's (tensor/gemm.cpp).
+constexpr int64_t min_work_per_thread = 64 * 64 * 64;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// One row: W read once where it is stored, the outputs split in runs of 64, a few runs per
+// thread (as gemm's row_product).
+void one_row(const GemmShape& s, const float* a, const uint16_t* w, float* c, bool accumulate,
+             int threads) {
+  constexpr int64_t run = 64;
+  const int64_t tasks = std::min<int64_t>(ceil_div(s.n, run), kTasksPerThread * threads);
+  const int64_t runs = ceil_div(s.n, run);
+  parallel_tasks(tasks, threads, [&](int64_t task) {
+    const int64_t begin = std::min(s.n, runs * task / tasks * run);
+    const int64_t end = std::min(s.n, runs * (task + 1) / tasks * run);
+    if (begin < end)
+      gemm_detail::avx2_row_product_bfloat16(s, a, w, c, accumulate,
+                                             gemm_detail::kBlockBytes / sizeof(float), begin, end);
+  });
+}
+
+// More rows: W widened `tile` outputs at a time into a float32 buffer of the task's thread, and
+// C[:, tile] (+)= op(A) · (widened tile)ᵀ by gemm's kernel on that thread.
+void widened_tiles(const GemmShape& s, const float* a, const uint16_t* w, float* c,
+                   bool accumulate, int threads) {
+  constexpr int64_t tile = 128;
+  parallel_tasks(ceil_div(s.n, tile), threads, [&](int64_t task) {
+    const int64_t first = task * tile, outputs = std::min(tile, s.n - first);
+    thread_local std::vector<float> widened;
+    widened.resize(static_cast<size_t>(outputs * s.k));
+    for (int64_t j = 0; j < outputs; ++j)
+      for (int64_t p = 0; p < s.k; ++p)
+        widened[j * s.k + p] = bfloat16_to_float(w[(first + j) * s.ldb + p]);
+    GemmShape part = s;
+    part.n = outputs;
+    part.ldb = s.k;
+    gemm_detail::gemm_with(gemm_detail::best_kernel<float>(), part, a, widened.data(),
+                           c + first, accumulate, 1);
+  });
+}
+
+}  // namespace
+
+CpuFeatures cpu_features() {
+  static const CpuFeatures features = detect_cpu_features();
+  return features;
+}
+
+void check_bfloat16_support(const std::string& operation, const CpuFeatures& cpu) {
+  if (cpu.avx2 && cpu.fma) return;
+  const std::string lacking = !cpu.avx2 && !cpu.fma ? "AVX2, FMA" : !cpu.avx2 ? "AVX2" : "FMA";
+  throw std::runtime_error(operation + ": bfloat16 weights need a CPU with AVX2 and FMA (this one "
+                           "lacks " + lacking + ")");
+}
+
+void gemm_bfloat16_reference(const GemmShape& s, const float* a, const uint16_t* w, float* c,
+                             bool accumulate) {
+  check_layout(s, "gemm_bfloat16_reference");
+  std::vector<float> widened(static_cast<size_t>(s.n * s.k));
+  for (int64_t j = 0; j < s.n; ++j)
+    for (int64_t p = 0; p < s.k; ++p) widened[j * s.k + p] = bfloat16_to_float(w[j * s.ldb + p]);
+  GemmShape dense = s;
+  dense.ldb = s.k;
+  gemm_reference(dense, a, widened.data(), c, accumulate);
+}
+
+void gemm_bfloat16(const GemmShape& s, const float* a, const uint16_t* w, float* c,
+                   bool accumulate) {
+  check_layout(s, "gemm_bfloat16");
+  check_bfloat16_support("gemm_bfloat16");
+  if (s.m <= 0 || s.n <= 0) return;
+  if (s.k <= 0) {
+    if (!accumulate)
+      for (int64_t i = 0; i < s.m; ++i) std::fill(c + i * s.ldc, c + i * s.ldc + s.n, 0.0f);
+    return;
+  }
+  // One thread inside a task (the caller already splits the work), as gemm.
+  const int available = detail::in_parallel_task() ? 1 : num_threads();
+  const int threads = static_cast<int>(
+      std::clamp<int64_t>(s.m * s.n * s.k / min_work_per_thread, 1, available));
+  if (s.m == 1)
+    one_row(s, a, w, c, accumulate, threads);
+  else
+    widened_tiles(s, a, w, c, accumulate, threads);
+}
+
+}  // namespace atencion

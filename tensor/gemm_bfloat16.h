@@ -1,0 +1,49 @@
+// tensor/gemm_bfloat16.h — x·Wᵀ with the weights W stored as bfloat16, for inference: the
+// product a decoding GPT spends its time in, reading half the bytes of a float32 W.
+// Lesson: docs/performance.md#bfloat16-weights
+//
+//   C[m, n] (+)= op(A)[m, k] · Wᵀ        W [n, k] as bfloat16 bits (tensor/half.h), A and C float32
+//
+// Each weight is widened to the float32 it stands for (exactly: bfloat16_to_float appends 16 zero
+// bits) and the sum runs in float32, as gemm() sums: C gets the same bits as gemm() of A and the
+// widened W (trans_b), whatever the number of threads. One row (decoding a token) reads W where
+// it is stored, once, two bytes a weight, the threads splitting the outputs
+// (tensor/gemm_row_avx2.cpp); more rows (a prompt, a batch) widen W a tile of outputs at a time
+// and multiply each tile with gemm's kernel, one tile per task.
+//
+// The one-row kernel needs AVX2 and FMA (the widening is a zero-extend and a shift, AVX2's; no
+// F16C or AVX-512 BF16 is needed): on a CPU without them the product is refused, in one line
+// (check_bfloat16_support), rather than run slower than the float32 model it stands in for.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tensor/gemm.h"
+
+namespace atencion {
+
+struct CpuFeatures {
+  bool avx2 = false;
+  bool fma = false;
+};
+
+// The running CPU's, read once; none with ATENCION_GEMM_KERNEL=generic (as gemm's kernels:
+// tests and benchmarks of the fallback).
+CpuFeatures cpu_features();
+
+// Throws std::runtime_error "<operation>: bfloat16 weights need a CPU with AVX2 and FMA (this
+// one lacks AVX2, FMA)" when `cpu` lacks either.
+void check_bfloat16_support(const std::string& operation, const CpuFeatures& cpu = cpu_features());
+
+// The readable reference: every value of W widened, then gemm_reference. s.trans_b must be set
+// (W is [n, k], row stride s.ldb).
+void gemm_bfloat16_reference(const GemmShape& s, const float* a, const uint16_t* w, float* c,
+                             bool accumulate);
+
+// The fast product, as described above; s.trans_b must be set. Refused (check_bfloat16_support)
+// on a CPU without AVX2 and FMA.
+void gemm_bfloat16(const GemmShape& s, const float* a, const uint16_t* w, float* c,
+                   bool accumulate);
+
+}  // namespace atencion

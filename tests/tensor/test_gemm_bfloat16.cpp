@@ -1,0 +1,153 @@
+// tests/tensor/test_gemm_bfloat16.cpp — x·Wᵀ with W stored as bfloat16 (tensor/gemm_bfloat16.cpp,
+// tensor/bfloat16_matrix.cpp): the same bits as gemm() of the widened W on one row and on many,
+// at 1 and 2 threads; within float32's rounding of the readable reference; the rounding of each
+// weight; the shapes; and the refusal on a CPU without AVX2 and FMA.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "tensor/bfloat16_matrix.h"
+#include "tensor/gemm.h"
+#include "tensor/gemm_bfloat16.h"
+#include "tensor/half.h"
+#include "tensor/ops.h"
+#include "tensor/threads.h"
+
+using namespace atencion;
+
+namespace {
+
+std::vector<float> uniform_values(int64_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = uniform(generator);
+  return values;
+}
+
+std::vector<uint16_t> to_bits(const std::vector<float>& values) {
+  std::vector<uint16_t> bits;
+  for (float v : values) bits.push_back(float_to_bfloat16(v));
+  return bits;
+}
+
+// One product of shape (m, n, k), A stored k x m when trans_a, W [n, k] at row stride k + 3.
+struct Product {
+  GemmShape shape;
+  std::vector<float> a, c;
+  std::vector<uint16_t> w;  // bfloat16 bits; the padding holds the bits of 1234.5
+  std::vector<float> widened() const {
+    std::vector<float> out;
+    for (uint16_t bits : w) out.push_back(bfloat16_to_float(bits));
+    return out;
+  }
+};
+
+Product product(int64_t m, int64_t n, int64_t k, bool trans_a, uint32_t seed) {
+  const int64_t lda = trans_a ? m : k, ldb = k + 3;
+  Product p{{m, n, k, trans_a, /*trans_b=*/true, lda, ldb, n}, {}, {}, {}};
+  p.a = uniform_values((trans_a ? k : m) * lda, seed);
+  p.c = uniform_values(m * n, seed + 1);  // what accumulate adds to
+  std::vector<float> w = uniform_values(n * ldb, seed + 2);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t q = k; q < ldb; ++q) w[j * ldb + q] = 1234.5f;
+  p.w = to_bits(w);
+  return p;
+}
+
+std::vector<float> fast_at(const Product& p, bool accumulate, int threads) {
+  const int before = num_threads();
+  set_num_threads(threads);
+  std::vector<float> c = p.c;
+  gemm_bfloat16(p.shape, p.a.data(), p.w.data(), c.data(), accumulate);
+  set_num_threads(before);
+  return c;
+}
+
+// (m, n, k): one row (decoding) and a few rows (a prompt), k over one 256-step block and under,
+// n not a multiple of 16 or 128, and a 50,257-like odd n.
+const std::vector<std::vector<int64_t>> kShapes = {
+    {1, 1, 1},  {1, 17, 5},   {1, 200, 300}, {1, 1001, 771}, {1, 64, 8},
+    {3, 17, 5}, {2, 200, 300}, {7, 259, 771}, {5, 1, 16}};
+
+}  // namespace
+
+TEST_CASE("gemm_bfloat16: the bits of gemm on the widened W, at 1 and 2 threads",
+          "[gemm_bfloat16]") {
+  uint32_t seed = 1;
+  for (const auto& mnk : kShapes)
+    for (bool trans_a : {false, true})
+      for (bool accumulate : {false, true}) {
+        const Product p = product(mnk[0], mnk[1], mnk[2], trans_a, seed += 10);
+        std::vector<float> expected = p.c;
+        const std::vector<float> widened = p.widened();
+        gemm(p.shape, p.a.data(), widened.data(), expected.data(), accumulate);
+        INFO("m " << mnk[0] << " n " << mnk[1] << " k " << mnk[2] << " trans_a " << trans_a
+                  << " accumulate " << accumulate);
+        CHECK(fast_at(p, accumulate, 1) == expected);
+        CHECK(fast_at(p, accumulate, 2) == expected);
+      }
+}
+
+// The fast sum and the reference's differ only in float32's rounding of the same k terms:
+// each at most k · 2^-24 · sum_p |a_p w_p| (a sum of k terms in any order, fused or not).
+TEST_CASE("gemm_bfloat16: within float32 rounding of the readable reference", "[gemm_bfloat16]") {
+  uint32_t seed = 500;
+  for (const auto& mnk : kShapes) {
+    const Product p = product(mnk[0], mnk[1], mnk[2], false, seed += 10);
+    std::vector<float> reference = p.c, fast = p.c;
+    gemm_bfloat16_reference(p.shape, p.a.data(), p.w.data(), reference.data(), false);
+    gemm_bfloat16(p.shape, p.a.data(), p.w.data(), fast.data(), false);
+    const GemmShape& s = p.shape;
+    for (int64_t i = 0; i < s.m; ++i)
+      for (int64_t j = 0; j < s.n; ++j) {
+        double magnitude = 0;
+        for (int64_t q = 0; q < s.k; ++q)
+          magnitude += std::fabs(p.a[i * s.lda + q] * bfloat16_to_float(p.w[j * s.ldb + q]));
+        CHECK(std::fabs(fast[i * s.n + j] - reference[i * s.n + j]) <=
+              static_cast<double>(s.k) * std::ldexp(magnitude, -24));
+      }
+  }
+}
+
+TEST_CASE("BFloat16Matrix: each weight rounded to nearest even, within 2^-8 of itself",
+          "[gemm_bfloat16]") {
+  std::vector<float> values = uniform_values(64 * 48, 7);
+  for (size_t i = 0; i < values.size(); ++i)  // magnitudes from 2^-40 to 2^40
+    values[i] = std::ldexp(values[i], static_cast<int>(i % 81) - 40);
+  const BFloat16Matrix matrix(Tensor::from_vector(values, {64, 48}));
+  CHECK(matrix.rows() == 64);
+  CHECK(matrix.cols() == 48);
+  const std::vector<double> widened = matrix.to_float32().to_vector();
+  for (size_t i = 0; i < values.size(); ++i) {
+    CHECK(matrix.data()[i] == float_to_bfloat16(values[i]));
+    CHECK(std::fabs(widened[i] - values[i]) <= std::ldexp(std::fabs(values[i]), -8));
+  }
+}
+
+TEST_CASE("matmul_bfloat16: x [..., k] times Wᵀ, shapes checked", "[gemm_bfloat16]") {
+  const BFloat16Matrix matrix(Tensor::from_vector(uniform_values(5 * 3, 3), {5, 3}));
+  const Tensor x = Tensor::from_vector(std::vector<float>{0.5f, -1, 2, 0.25f, 1, -0.5f}, {1, 2, 3});
+  const Tensor y = matmul_bfloat16(x, matrix);
+  CHECK(y.shape() == Shape{1, 2, 5});
+  const Tensor expected = matmul(x, matrix.to_float32(), Trans::No, Trans::Yes);
+  CHECK(y.to_vector() == expected.to_vector());
+  CHECK_THROWS_WITH(matmul_bfloat16(Tensor::zeros({2, 4}), matrix),
+                    "matmul_bfloat16: x [2, 4] float32 must be float32 ending in 3 (W is [5, 3])");
+  CHECK_THROWS_WITH(BFloat16Matrix(Tensor::zeros({2, 3, 4})),
+                    "BFloat16Matrix: expected a 2-D float32 or float64 matrix, got [2, 3, 4] "
+                    "float32");
+}
+
+TEST_CASE("gemm_bfloat16: refused in one line on a CPU without AVX2 and FMA", "[gemm_bfloat16]") {
+  CHECK_NOTHROW(check_bfloat16_support("sample --dtype bf16", CpuFeatures{true, true}));
+  CHECK_THROWS_WITH(check_bfloat16_support("sample --dtype bf16", CpuFeatures{true, false}),
+                    "sample --dtype bf16: bfloat16 weights need a CPU with AVX2 and FMA (this one "
+                    "lacks FMA)");
+  CHECK_THROWS_WITH(check_bfloat16_support("gemm_bfloat16", CpuFeatures{}),
+                    "gemm_bfloat16: bfloat16 weights need a CPU with AVX2 and FMA (this one "
+                    "lacks AVX2, FMA)");
+}
