@@ -45,6 +45,22 @@ EncodedBatch encode_batch(const std::vector<std::vector<int64_t>>& sentences, in
   return out;
 }
 
+namespace {
+
+// A checkpoint's pieces: our SentencePiece model ("pieces.model") or BERT's WordPiece
+// vocabulary ("vocab.txt", a run from --bert).
+std::shared_ptr<const Pieces> pieces_of(const std::map<std::string, std::string>& files,
+                                        const std::string& where) {
+  if (const auto found = files.find("pieces.model"); found != files.end())
+    return std::make_shared<SentencePieces>(Tokenizer::from_serialized(found->second));
+  if (const auto found = files.find("vocab.txt"); found != files.end())
+    return std::make_shared<WordPieces>(WordPiece::from_text(found->second, where + "/vocab.txt"));
+  throw std::runtime_error(where + "/pieces.model: missing (a BERT checkpoint holds it, or a "
+                           "vocab.txt)");
+}
+
+}  // namespace
+
 MaskedLanguageModel MaskedLanguageModel::create(BertConfig config,
                                                 std::shared_ptr<const Pieces> pieces,
                                                 uint64_t seed) {
@@ -59,10 +75,7 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
   if (!checkpoint.config.contains("model"))
     throw std::runtime_error(where + "/config.json: no \"model\" section");
   const BertConfig config = config_from_json(checkpoint.config.at("model"));
-  const auto found = checkpoint.files.find("pieces.model");
-  if (found == checkpoint.files.end())
-    throw std::runtime_error(where + "/pieces.model: missing (a BERT checkpoint holds it)");
-  auto pieces = std::make_shared<SentencePieces>(Tokenizer::from_serialized(found->second));
+  const std::shared_ptr<const Pieces> pieces = pieces_of(checkpoint.files, where);
   if (pieces->vocab_size() != config.vocab)
     throw std::runtime_error(where + ": pieces.model has " + std::to_string(pieces->vocab_size()) +
                              " pieces with [MASK], config.json's vocab is " +
@@ -81,7 +94,11 @@ MaskedLanguageModel MaskedLanguageModel::from_checkpoint(const CheckpointData& c
                              error.what());
   }
   model->eval();
-  return {config, std::move(model), std::move(pieces)};
+  MaskedLanguageModel out{config, std::move(model), pieces};
+  if (checkpoint.config.contains("finetune"))  // a run from weights: its record goes on
+    out.finetune = {{"finetune", checkpoint.config.at("finetune")},
+                    {"base", checkpoint.config.value("base", nlohmann::json::object())}};
+  return out;
 }
 
 MaskedLanguageModel MaskedLanguageModel::from_hugging_face(const std::string& directory) {
@@ -97,13 +114,20 @@ MaskedLanguageModel MaskedLanguageModel::from_hugging_face(const std::string& di
 }
 
 CheckpointData MaskedLanguageModel::to_checkpoint() const {
-  const auto* sentence_pieces = dynamic_cast<const SentencePieces*>(pieces.get());
-  if (sentence_pieces == nullptr)
-    throw std::logic_error("MaskedLanguageModel::to_checkpoint: only a SentencePiece model is saved");
   CheckpointData data;
   data.config["model"] = config_to_json(config);
   data.model = model->state_dict();
-  data.files["pieces.model"] = sentence_pieces->tokenizer().serialized();
+  if (const auto* sentence_pieces = dynamic_cast<const SentencePieces*>(pieces.get())) {
+    data.files["pieces.model"] = sentence_pieces->tokenizer().serialized();
+  } else {  // BERT's WordPiece: vocab.txt as published, a piece a line, its id the line number
+    std::string vocabulary;
+    for (int64_t id = 0; id < pieces->vocab_size(); ++id) vocabulary += pieces->piece(id) + "\n";
+    data.files["vocab.txt"] = vocabulary;
+  }
+  if (!finetune.is_null()) {
+    data.config["finetune"] = finetune.at("finetune");
+    data.config["base"] = finetune.at("base");
+  }
   return data;
 }
 

@@ -47,7 +47,9 @@ struct MaskedLanguageModel {
   // A directory as published for bert-base-uncased: model.safetensors (BertForMaskedLM's or
   // BertModel's names; the latter has no masked-LM head), vocab.txt and, if there, config.json.
   static MaskedLanguageModel from_hugging_face(const std::string& directory);
-  // config.json's "model", the weights and "pieces.model" (the run's "run" is the trainer's).
+  // config.json's "model", the weights and the pieces: "pieces.model" (our SentencePiece model)
+  // or "vocab.txt" (BERT's WordPiece vocabulary, for a run from --bert); with `finetune`, its
+  // sections too (the run's "run" is the trainer's).
   CheckpointData to_checkpoint() const;
 
   // [CLS] pieces [SEP] of `text`; std::invalid_argument when over the model's positions.
@@ -62,6 +64,10 @@ struct MaskedLanguageModel {
       const std::vector<std::string>& sentences, int64_t top_k,
       nn::AttentionObserver* observer = nullptr) const;
   bool has_head = true;  // false for a BertModel directory (hidden states only)
+  // A run from weights (`train --init-from`, `--bert`): config.json's "finetune" and "base"
+  // sections, as {"finetune": ..., "base": ...} (base/finetune/adapters.h); null for a model
+  // trained from its seed. Kept through to_checkpoint and from_checkpoint.
+  nlohmann::json finetune = nullptr;
 };
 
 // Masked-token accuracy and loss over sentences ([CLS] .. [SEP] ids), each masked by BERT's rule

@@ -52,7 +52,8 @@ std::vector<size_t> partners(const std::vector<SentencePair>& split, SplitMix64&
   std::vector<size_t> partner(split.size());
   for (size_t place = 0; place < by_length.size(); ++place) {
     const SentencePair& mine = split[by_length[place]];
-    size_t step = 1 + generator.below(8);
+    // 1 to 8 places on, never a whole turn (a split of fewer than 9 pairs).
+    size_t step = 1 + generator.below(std::min<size_t>(8, by_length.size() - 1));
     while (true) {
       const size_t other = by_length[(place + step) % by_length.size()];
       if (lowered(split[other].target) != lowered(mine.target) &&

@@ -11,6 +11,7 @@
 #include "base/training/session.h"
 #include "bert/masked_lm.h"
 #include "bert/masking.h"
+#include "bert/start_from_weights.h"
 #include "bert/text.h"
 
 namespace atencion::examples::bert {
@@ -136,6 +137,8 @@ RunConfig read_run_config(const nlohmann::json& config, const std::string& file)
   return read_run_section<RunConfig>(config, file, [](const RunConfig& run) {
     if (run.vocab_size < 6) refuse_field("vocab_size", run.vocab_size, "at least 6");
     if (run.max_tokens < 1) refuse_field("max_tokens", run.max_tokens, "at least 1");
+    if (!run.init_from.empty() && !run.bert_dir.empty())
+      refuse_field("bert_dir", run.bert_dir, "\"\" when init_from is given");
     check_optimizer_settings(run);
   });
 }
@@ -149,19 +152,29 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
   session.progress().message("text: " + std::to_string(split.train.size()) +
                              " training sentences, " + std::to_string(split.held_out.size()) +
                              " held out");
-  MaskedLanguageModel lm = session.resumes()
-                               ? MaskedLanguageModel::from_checkpoint(session.checkpoint())
-                               : new_model(options, split, session.parallel());
+  const RunConfig& run = options.run;
+  MaskedLanguageModel lm =
+      session.resumes() ? MaskedLanguageModel::from_checkpoint(session.checkpoint())
+      : run.init_from.empty() && run.bert_dir.empty()
+          ? new_model(options, split, session.parallel())
+          : start_from_weights(run.init_from, run.bert_dir, options.model, options.model_flags,
+                               options.finetune);
   session.prepare(*lm.model);
   MaskedLanguageTask task(lm, options.run, split, session.position());
   session.progress().message("model: " + std::to_string(lm.model->parameter_count()) +
                              " parameters, " + std::to_string(lm.config.vocab) +
                              " pieces with [MASK]; prepared in " +
                              format_duration(session.seconds()));
-  // Adam with the Transformer paper's β2 and ε, as the translator's.
-  const TrainingResult result =
-      session.train(task, optimizer_recipe(options.run, lm.config.hidden,
-                                           {.beta2 = 0.98, .eps = 1e-9}));
+  // Adam with the Transformer paper's β2 and ε, as the translator's; a fine-tune's schedule for
+  // a run from weights.
+  OptimizerRecipe recipe = optimizer_recipe(run, lm.config.hidden, {.beta2 = 0.98, .eps = 1e-9});
+  if (!lm.finetune.is_null()) {
+    recipe.fine_tune = read_finetune_settings(lm.finetune, "fine-tune").schedule();
+    const nlohmann::json& base = lm.finetune.at("base");
+    session.progress().message("base: " + base.value("source", std::string("?")) +
+                               " (weights " + base.value("checksum", std::string("?")) + ")");
+  }
+  const TrainingResult result = session.train(task, recipe);
   if (session.parallel().is_main())
     say_held_out_and_speed(session.progress(), lm, task, options.run, result);
   return result.last_checkpoint;

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "base/finetune/finetune_options.h"
 #include "base/training/trainer.h"
 #include "nlohmann/json.hpp"
 #include "bert/bert.h"
@@ -16,6 +18,10 @@ namespace atencion::examples::bert {
 // The settings that define a run, saved as config.json's "run" (the JSON keys are the names).
 struct RunConfig {
   std::string text_path;          // "" = the Spanish side of the shipped Tatoeba pairs
+  // Where the weights start ("" and "": from the seed): a run of ours, or Hugging Face's files
+  // (start_from_weights.h).
+  std::string init_from;
+  std::string bert_dir;
   uint64_t split_seed = 20181011;  // names the held-out split (BERT's arXiv date)
   int64_t vocab_size = 8000;      // SentencePiece pieces (an upper bound), [MASK] added
   int64_t max_tokens = 2048;      // padded pieces per batch
@@ -24,8 +30,8 @@ struct RunConfig {
   double clip_norm = 1.0;
   uint64_t seed = 1;              // weights, dropout, batch order and masking
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, text_path, split_seed, vocab_size, max_tokens,
-                                   warmup_steps, lr_factor, clip_norm, seed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, text_path, init_from, bert_dir, split_seed,
+                                   vocab_size, max_tokens, warmup_steps, lr_factor, clip_norm, seed)
 
 // The default model: 4 layers of 256 with 4 heads, trained in minutes on a CPU (BERT-base is
 // 12 layers of 768 with 12 heads).
@@ -43,6 +49,13 @@ inline BertConfig default_model() {
 struct TrainOptions {
   RunConfig run;
   BertConfig model = default_model();
+  // The model flags given on the command line (--hidden, --heads, --layers, --intermediate,
+  // --max-positions, --dropout, --vocab): a run from weights refuses those its weights
+  // contradict, and takes --dropout.
+  std::vector<std::string> model_flags;
+  // A run from weights is a fine-tune (docs/18-finetuning.md#the-schedule): the fine-tune
+  // schedule (--lr, --warmup, --decay-steps) instead of pre-training's, every weight trained.
+  FineTuneSettings finetune;
   TrainerOptions trainer = [] {
     TrainerOptions trainer;
     trainer.out_dir = "runs/bert";

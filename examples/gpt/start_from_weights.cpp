@@ -1,43 +1,28 @@
 // examples/gpt/start_from_weights.cpp — see start_from_weights.h.
 #include "gpt/start_from_weights.h"
 
-#include <algorithm>
 #include <stdexcept>
 
+#include "base/finetune/from_weights.h"
 #include "gpt/fine_tune.h"
 
 namespace atencion::examples::gpt {
 namespace {
 
-bool given_flag(const std::vector<std::string>& given, const std::string& flag) {
-  return std::find(given.begin(), given.end(), flag) != given.end();
-}
-
 void refuse_contradicting_flags(const GPTConfig& weights, const std::string& tokenizer_kind,
                                 const GPTConfig& requested, const std::string& tokenizer,
                                 const std::vector<std::string>& given, const std::string& where) {
-  struct Shape {
-    const char* flag;
-    const char* field;
-    int64_t GPTConfig::*member;
-  };
-  static const Shape shapes[] = {{"--context", "context", &GPTConfig::context},
-                                 {"--d-model", "d_model", &GPTConfig::d_model},
-                                 {"--heads", "heads", &GPTConfig::heads},
-                                 {"--layers", "layers", &GPTConfig::layers}};
-  const std::string why = " (a run from weights takes its shape and tokenizer from them)";
-  for (const Shape& shape : shapes)
-    if (given_flag(given, shape.flag) && requested.*shape.member != weights.*shape.member)
-      throw std::invalid_argument(std::string(shape.flag) + " " +
-                                  std::to_string(requested.*shape.member) + ": the weights in " +
-                                  where + " have " + shape.field + " " +
-                                  std::to_string(weights.*shape.member) + why);
+  refuse_contradicting_shape({{"--context", "context", requested.context, weights.context},
+                              {"--d-model", "d_model", requested.d_model, weights.d_model},
+                              {"--heads", "heads", requested.heads, weights.heads},
+                              {"--layers", "layers", requested.layers, weights.layers}},
+                             given, where);
   if (given_flag(given, "--tokenizer") && tokenizer != tokenizer_kind)
     throw std::invalid_argument("--tokenizer " + tokenizer + ": the weights in " + where +
-                                " come with " + tokenizer_kind + " tokens" + why);
+                                " come with " + tokenizer_kind + " tokens" + kShapeFromWeights);
   if (given_flag(given, "--vocab"))
     throw std::invalid_argument("--vocab: the weights in " + where + " come with a vocabulary of " +
-                                std::to_string(weights.vocab) + why);
+                                std::to_string(weights.vocab) + kShapeFromWeights);
 }
 
 }  // namespace

@@ -28,6 +28,10 @@ void add_finetune_options(CLI::App* command, FineTuneSettings& settings, bool wa
   command->add_option("--lora-targets", settings.lora_targets,
                       "the Linear layers to adapt, by the last part of their names")
       ->delimiter(',')->capture_default_str();
+  add_schedule_options(command, settings, warmup_flag);
+}
+
+void add_schedule_options(CLI::App* command, FineTuneSettings& settings, bool warmup_flag) {
   command->add_option("--lr", settings.peak_lr, "the fine-tune schedule's peak learning rate")
       ->capture_default_str()->check(at_least(0, true));
   if (warmup_flag)

@@ -49,6 +49,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FineTuneSettings, lora_rank, lora_alpha, lora
 // a family sets its own lora_targets first). `warmup_flag` false leaves --warmup out, for a
 // command that has its own (the GPT's train, whose --warmup serves both schedules).
 void add_finetune_options(CLI::App* command, FineTuneSettings& settings, bool warmup_flag = true);
+// The schedule's flags alone (--lr, --warmup, --decay-steps): a fine-tune without adapters (the
+// BERT's `train --bert`, which continues the masked-LM pre-training of every weight).
+void add_schedule_options(CLI::App* command, FineTuneSettings& settings, bool warmup_flag = true);
 
 // config.json's "finetune" section, each field checked as the command line checks it; one line
 // naming `file` (std::runtime_error) when it is missing or out of range.

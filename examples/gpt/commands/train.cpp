@@ -5,6 +5,7 @@
 
 #include "base/checkpoints/checkpoint.h"
 #include "base/finetune/finetune_options.h"
+#include "base/finetune/from_weights.h"
 #include "base/training/session_options.h"
 #include "base/cli/validators.h"
 #include "gpt/commands/commands.h"
@@ -59,26 +60,6 @@ void add_model_options(CLI::App* command, GPTConfig& model) {
       ->capture_default_str()->check(CLI::Range(0.0, 0.99));
 }
 
-// The fine-tune's flags mean something only for a run from weights; there --warmup is the
-// fine-tune schedule's (its default, FineTuneSettings', when not given).
-void check_fine_tune_flags(const CLI::App& command, TrainOptions& options) {
-  const bool from_weights = !options.run.init_from.empty() || !options.run.gpt2.empty();
-  for (const char* flag : {"--lora-rank", "--lora-alpha", "--lora-targets", "--lr", "--decay-steps"})
-    if (!from_weights && command.get_option(flag)->count() > 0)
-      throw std::invalid_argument(std::string(flag) + ": a fine-tune's flag (start from weights "
-                                  "with --init-from DIR or --gpt2 DIR)");
-  if (!from_weights) return;
-  // The checkpoint itself, not its run's "latest", which moves when that run trains on.
-  if (!options.run.init_from.empty()) {
-    const std::string checkpoint = resolve_checkpoint(options.run.init_from);
-    if (!checkpoint.empty()) options.run.init_from = checkpoint;
-  }
-  if (command.get_option("--warmup")->count() > 0)
-    options.finetune.warmup_steps = options.run.warmup_steps;
-  else
-    options.run.warmup_steps = options.finetune.warmup_steps;
-}
-
 }  // namespace
 
 Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& communicator) {
@@ -97,10 +78,15 @@ Subcommand add_train_command(CLI::App& app, nn::distributed::Communicator& commu
               if (all[i]->count() > 0)
                 throw std::invalid_argument(all[i]->get_name() + ": a resumed run keeps the "
                                             "settings of its checkpoint");
-            for (const char* flag : {"--context", "--d-model", "--heads", "--layers",
-                                     "--dropout", "--tokenizer", "--vocab"})
-              if (command->get_option(flag)->count() > 0) options->model_flags.push_back(flag);
-            check_fine_tune_flags(*command, *options);
+            options->model_flags =
+                given_options(*command, {"--context", "--d-model", "--heads", "--layers",
+                                         "--dropout", "--tokenizer", "--vocab"});
+            RunConfig& run = options->run;
+            // A run from weights is a fine-tune: there --warmup is its schedule's (its default,
+            // FineTuneSettings', when not given).
+            settle_fine_tune_flags(*command, !run.init_from.empty() || !run.gpt2.empty(),
+                                   "--init-from DIR or --gpt2 DIR", run.init_from,
+                                   run.warmup_steps, options->finetune);
             if (options->model.d_model % options->model.heads != 0)
               throw std::invalid_argument("--d-model " + std::to_string(options->model.d_model) +
                                           " is not a multiple of --heads " +

@@ -3,7 +3,8 @@
 # end on the tiny pairs: pair-task writes the task, a tiny BERT is pre-trained on its text, then
 # finetune (LoRA and full) prints the held-out accuracy and confusion table, resumes exactly,
 # classify scores and labels (the adapters merged), adapters on another base and flags that
-# contradict the weights are refused in one line, and --bert starts from the Hugging Face fixture.
+# contradict the weights are refused in one line, --bert starts from the Hugging Face fixture, and
+# train --bert / --init-from continue the masked-LM training from weights.
 set -euo pipefail
 bert=${1:?usage: bert_finetune.sh ATENCION_BERT WORK_DIR FIXTURE_DIR}
 work=${2:?}
@@ -30,6 +31,9 @@ tiny=(--hidden 32 --heads 2 --layers 1 --intermediate 64 --vocab 80 --max-positi
 [[ $(grep -c $'^yes\t' "$work/task/train.tsv") == 150 ]] || fail "pair-task: not half yes"
 "$bert" pair-task --out "$work/again" "${task[@]}" > /dev/null
 cmp -s "$work/task/train.tsv" "$work/again/train.tsv" || fail "pair-task differs for one seed"
+
+"$bert" pair-task --out "$work/small" --train-pairs 20 --held-out-pairs 3 > /dev/null ||
+  fail "pair-task: a held-out split of 3 pairs"
 
 for seed in 1 2; do
   "$bert" --threads 1 train --text "$work/task/pretraining.txt" --out "$work/base$seed" \
@@ -85,4 +89,45 @@ refused "finetune: give the weights to start from" "$bert" finetune --out "$work
 "$bert" --threads 1 finetune "${task[@]}" --bert "$fixture" --lora-rank 2 --out "$work/hf" --steps 3 \
   --log-every 1 > "$work/hf.log"
 grep -q "held out: accuracy" "$work/hf.log" || fail "finetune --bert"
+# The classifier learns: 16 pairs (32 lines) from random weights, scored on themselves, are
+# fitted (a head or a batch that could not learn would stay at 50%).
+head -n 32 "$work/task/train.tsv" > "$work/few.tsv"
+"$bert" --threads 1 finetune --init-from "$work/base1" --random-weights --data "$work/few.tsv" \
+  --held-out "$work/few.tsv" --lr 1e-3 --warmup 10 --decay-steps 300 --steps 300 --max-tokens 256 \
+  --log-every 100 --out "$work/few" > "$work/few.log"
+grep -qE "^held out: accuracy (9[0-9]|100)\.[0-9]+%" "$work/few.log" ||
+  fail "32 lines not fitted: $(grep 'held out' "$work/few.log")"
+
+# train from weights: --bert (Hugging Face's files, WordPiece kept in the checkpoint as vocab.txt)
+# and --init-from (a run of ours) continue the masked-LM training in a new run, exact on resume.
+for i in $(seq 1 60); do echo "the cat sat on the mat and the dog ran $((i % 7)) times."; done \
+  > "$work/english.txt"
+from_bert=(--bert "$fixture" --text "$work/english.txt" --max-tokens 128 --warmup 2)
+"$bert" --threads 1 train "${from_bert[@]}" --lr 1e-3 --out "$work/mlm-whole" --steps 4 --checkpoint-every 2 \
+  > "$work/mlm.log"
+grep -q "^base: $fixture (weights [0-9a-f]\{8\})" "$work/mlm.log" || fail "train --bert: no base line"
+grep -q '"hidden": 24' "$work/mlm-whole/step-00000004/config.json" || fail "the shape is not the weights'"
+grep -q '"peak_lr": 0.001' "$work/mlm-whole/step-00000004/config.json" || fail "no fine-tune schedule"
+"$bert" --threads 1 train "${from_bert[@]}" --lr 1e-3 --out "$work/mlm-halves" --steps 2 > /dev/null
+"$bert" --threads 1 train --out "$work/mlm-halves" --resume --steps 4 > /dev/null
+cmp "$work/mlm-whole/step-00000004/model.safetensors" "$work/mlm-halves/step-00000004/model.safetensors" ||
+  fail "a resumed train --bert differs from one run straight through"
+# The loaded model is the one in the files: a step too small to move a float32 weight, saved,
+# fills masks exactly as the files read directly.
+"$bert" --threads 1 train "${from_bert[@]}" --lr 1e-30 --out "$work/mlm-still" --steps 1 > /dev/null
+"$bert" fill-mask --bert "$fixture" --top-k 5 "the [MASK] sat on the mat." > "$work/fill-files.txt"
+"$bert" fill-mask --model "$work/mlm-still" --top-k 5 "the [MASK] sat on the mat." > "$work/fill-run.txt"
+cmp "$work/fill-files.txt" "$work/fill-run.txt" || fail "train --bert did not load the files' model"
+"$bert" --threads 1 train --init-from "$work/base1" --text "$work/task/pretraining.txt" --steps 2 \
+  --out "$work/mlm-ours" > /dev/null
+grep -q '"init_from"' "$work/mlm-ours/step-00000002/config.json" || fail "no init_from"
+refused "--hidden 32: the weights in $fixture have hidden 24" \
+  "$bert" train --bert "$fixture" --hidden 32 --text "$work/english.txt" --out "$work/x"
+refused "--layers 3: the weights in $work/base1/step-00000010 have layers 1" \
+  "$bert" train --init-from "$work/base1" --layers 3 --text "$work/english.txt" --out "$work/x"
+refused "--vocab: the weights in $fixture come with a vocabulary of 203" \
+  "$bert" train --bert "$fixture" --vocab 90 --text "$work/english.txt" --out "$work/x"
+refused "--lr: a fine-tune's flag (start from weights with --init-from DIR or --bert DIR)" \
+  "$bert" train --lr 1e-3 --text "$work/english.txt" --out "$work/x"
+
 echo "atencion-bert: pair-task, finetune (LoRA and full, resumed), classify and refusals as expected"
