@@ -13,7 +13,10 @@ std::string weights_checksum(const nn::Module& model) {
   uint32_t crc = 0;
   for (const auto& [name, tensor] : model.state_dict()) {
     std::string header = name;
-    for (const int64_t size : tensor.shape()) header += "," + std::to_string(size);
+    for (const int64_t size : tensor.shape()) {
+      header += ',';
+      header += std::to_string(size);
+    }
     crc = crc32c(header, crc);
     const Tensor values = tensor.to(DType::Float32).contiguous();
     crc = crc32c(std::string_view(reinterpret_cast<const char*>(values.data<float>()),

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "CLI/CLI.hpp"
 #include "base/cli/validators.h"
 #include "base/io/json_fields.h"
 #include "tensor/random.h"

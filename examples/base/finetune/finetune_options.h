@@ -15,11 +15,17 @@
 #include <string>
 #include <vector>
 
-#include "CLI/CLI.hpp"
 #include "nlohmann/json.hpp"
 #include "nn/lora.h"
 #include "nn/module.h"
 #include "nn/optim/schedule.h"
+
+// Only named here: CLI11's header, which defines its classes' functions inline and costs about
+// 10 s of CPU a file, is read by the files that add options (finetune_options.cpp and the
+// programs' commands), not by every file that includes adapters.h or a family's fine-tune.
+namespace CLI {
+class App;
+}
 
 namespace atencion::examples {
 

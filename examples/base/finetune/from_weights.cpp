@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "CLI/CLI.hpp"
 #include "base/checkpoints/checkpoint.h"
 
 namespace atencion::examples {

@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "CLI/CLI.hpp"
-#include "base/finetune/finetune_options.h"
+#include "base/finetune/finetune_options.h"  // also names CLI::App (CLI11 not read here)
 
 namespace atencion::examples {
 

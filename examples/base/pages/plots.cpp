@@ -47,7 +47,7 @@ std::string tick_text(double value) {
 
 // The layout of the figure: its width, each chart's panel height, the margins, and the lines'
 // colours in turn.
-constexpr int kWidth = 640, kPanel = 200, kLeft = 84, kRight = 24, kTop = 40, kGap = 86;
+constexpr int kWidth = 640, kPanel = 200, kLeft = 84, kRight = 24, kTop = 40, kPanelGap = 86;
 constexpr const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd"};
 
 // One chart whose panel starts at height y0: title, legend, grid with ticks, frame, axis labels,
@@ -110,14 +110,14 @@ void draw_chart(std::ostringstream& svg, const explorer::Chart& chart, int y0) {
 
 void write_line_plot_svg(const std::string& path, const std::string& title,
                          const std::vector<explorer::Chart>& charts) {
-  const int height = kTop + static_cast<int>(charts.size()) * (kPanel + kGap);
+  const int height = kTop + static_cast<int>(charts.size()) * (kPanel + kPanelGap);
   std::ostringstream svg;
   svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kWidth << "\" height=\""
       << height << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       << "<text x=\"10\" y=\"20\" font-size=\"14\">" << xml_escape(title) << "</text>\n";
   for (size_t index = 0; index < charts.size(); ++index)
-    draw_chart(svg, charts[index], kTop + static_cast<int>(index) * (kPanel + kGap) + 20);
+    draw_chart(svg, charts[index], kTop + static_cast<int>(index) * (kPanel + kPanelGap) + 20);
   svg << "</svg>\n";
   write_file_atomically(path, svg.str());
 }
