@@ -132,7 +132,7 @@ TEST_CASE("Linear: a bfloat16 weight is the rounded weight's layer, within 2^-8 
     CHECK(std::fabs(a[i] - b[i]) <= (std::ldexp(1.0, -8) + 600 * std::ldexp(1.0, -24)) * s[i]);
 }
 
-TEST_CASE("Linear: a bfloat16 weight is for inference; refused with LoRA or float64",
+TEST_CASE("Linear: a bfloat16 weight is for inference and refused with LoRA or float64",
           "[linear][bfloat16]") {
   Generator generator(6);
   Linear linear(4, 3, generator);
