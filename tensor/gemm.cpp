@@ -127,23 +127,10 @@ int64_t round_up(int64_t value, int64_t multiple) {
 // of C is summed by one thread in the same k order as on one thread: the bits of C do not
 // depend on the number of threads.
 
-// Each thread gets at least this many multiply-adds (a 64 x 64 x 64 product, some 3 µs on
-// one core): below it, waking a second thread costs more than it saves. (At 64 x 64 x 128 a
-// 96 x 96 x 96 product stayed on one thread: 0.82x OpenBLAS's two, docs/performance.md.)
-constexpr int64_t min_work_per_thread = 64 * 64 * 64;
-
 // OMP_NUM_THREADS or atencion::set_num_threads, never more than the cores, and one thread when
 // called from inside a task or an OpenMP region (the caller already splits the work).
 int available_threads() { return detail::in_parallel_task() ? 1 : num_threads(); }
 
-// [begin, end) of part `part` of `parts` over `length`, cut at multiples of `unit`.
-void split(int64_t length, int64_t unit, int parts, int part, int64_t& begin, int64_t& end) {
-  const int64_t units = (length + unit - 1) / unit;
-  begin = std::min(length, units * part / parts * unit);
-  end = std::min(length, units * (part + 1) / parts * unit);
-}
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // How C[:, jc:jc+nc] is cut: `row_count` x `col_count` chunks of whole panels, as even as
 // the panels allow, a chunk at most mc rows high (so that its packed A fits the thread's

@@ -31,10 +31,8 @@ void check_layout(const GemmShape& s, const char* operation) {
                                 ": W must be stored [n, k] (trans_b), row stride at least k");
 }
 
-// Each thread gets at least this many multiply-adds, as gemm's (tensor/gemm.cpp).
-constexpr int64_t min_work_per_thread = 64 * 64 * 64;
-
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+using gemm_detail::ceil_div;
+using gemm_detail::min_work_per_thread;
 
 // One row: W read once where it is stored, the outputs split in runs of 64, a few runs per
 // thread (as gemm's row_product).
@@ -42,10 +40,9 @@ void one_row(const GemmShape& s, const float* a, const uint16_t* w, float* c, bo
              int threads) {
   constexpr int64_t run = 64;
   const int64_t tasks = std::min<int64_t>(ceil_div(s.n, run), kTasksPerThread * threads);
-  const int64_t runs = ceil_div(s.n, run);
   parallel_tasks(tasks, threads, [&](int64_t task) {
-    const int64_t begin = std::min(s.n, runs * task / tasks * run);
-    const int64_t end = std::min(s.n, runs * (task + 1) / tasks * run);
+    int64_t begin, end;
+    gemm_detail::split(s.n, run, static_cast<int>(tasks), static_cast<int>(task), begin, end);
     if (begin < end)
       gemm_detail::avx2_row_product_bfloat16(s, a, w, c, accumulate,
                                              gemm_detail::kBlockBytes / sizeof(float), begin, end);

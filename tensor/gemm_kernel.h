@@ -12,6 +12,7 @@
 // element of C gets the same bits whichever thread computes it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "tensor/gemm.h"
@@ -76,6 +77,21 @@ void avx2_row_product_bfloat16(const GemmShape& s, const float* a, const uint16_
 // The k sum is cut into blocks of this many bytes of values (256 floats, 128 doubles): where the
 // partial sums are added into C, the same whatever the thread count and the path.
 inline constexpr int64_t kBlockBytes = 1024;
+
+// Each thread gets at least this many multiply-adds (a 64 x 64 x 64 product, some 3 µs on
+// one core): below it, waking a second thread costs more than it saves. (At 64 x 64 x 128 a
+// 96 x 96 x 96 product stayed on one thread: 0.82x OpenBLAS's two, docs/performance.md.)
+inline constexpr int64_t min_work_per_thread = 64 * 64 * 64;
+
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// [begin, end) of part `part` of `parts` over `length`, cut at multiples of `unit`.
+inline void split(int64_t length, int64_t unit, int parts, int part, int64_t& begin,
+                  int64_t& end) {
+  const int64_t units = ceil_div(length, unit);
+  begin = std::min(length, units * part / parts * unit);
+  end = std::min(length, units * (part + 1) / parts * unit);
+}
 
 // The best kernel this CPU runs (chosen once, on first use). ATENCION_GEMM_KERNEL=generic,
 // avx2 or avx512 forces a lower one (for tests and benchmarks of the fallbacks).
