@@ -33,4 +33,18 @@ double FineTuneSchedule::learning_rate(int64_t step) const {
   return peak * std::max(floor, left);
 }
 
+int64_t warmup_within(int64_t warmup_steps, int64_t last_step) {
+  return std::max<int64_t>(1, std::min(warmup_steps, last_step / 3));
+}
+
+FineTuneSchedule decay_to_end(const WarmupSchedule& warmup, int64_t last_step, double floor) {
+  if (last_step < 1 || !(floor >= 0 && floor <= 1))
+    throw std::invalid_argument("decay_to_end: last_step " + std::to_string(last_step) +
+                                ", floor " + std::to_string(floor) +
+                                ": needs last_step >= 1, floor in [0, 1]");
+  const int64_t w = warmup_within(warmup.warmup_steps, last_step);
+  return {.peak = warmup.peak_learning_rate(), .warmup_steps = w,
+          .decay_steps = std::max(last_step, w + 1), .floor = floor};
+}
+
 }  // namespace atencion::nn

@@ -44,4 +44,21 @@ struct FineTuneSchedule {
   double learning_rate(int64_t step) const;
 };
 
+// Decay to the end of the run (docs/11-training.md#decay-to-the-end; the translator's
+// --schedule linear): the warm-up schedule's linear warm-up to its peak, then a straight line
+// down to floor · peak at the run's last step T, instead of 1/√step, which in a run of a few
+// hundred steps never comes down:
+//
+//   peak     = factor · (d_model · warmup_steps)^(−1/2)          WarmupSchedule's peak
+//   w        = min(warmup_steps, ⌊T / 3⌋), at least 1           the warm-up, at most a third
+//   lr(step) = peak · step / w                                   step <= w
+//   lr(step) = peak · max(floor, 1 − (step − w) / (T − w))       after
+//
+// It is FineTuneSchedule's shape with the warm-up schedule's peak, so it is one: this returns
+// the FineTuneSchedule {peak, w, max(T, w + 1), floor}. The peak stays that of warmup_steps
+// when w is shorter (a short run reaches the same rate sooner, never a higher one). Throws if
+// last_step < 1 or floor is outside [0, 1], naming them.
+FineTuneSchedule decay_to_end(const WarmupSchedule& warmup, int64_t last_step, double floor);
+int64_t warmup_within(int64_t warmup_steps, int64_t last_step);  // w above
+
 }  // namespace atencion::nn
