@@ -25,6 +25,7 @@ constexpr CheckpointedFlag kCheckpointedFlags[] = {
     {"--data", "run", "data_path"},         {"--max-words", "run", "max_words"},
     {"--vocab", "run", "vocab_size"},       {"--max-tokens", "run", "max_tokens"},
     {"--warmup", "run", "warmup_steps"},    {"--lr-factor", "run", "lr_factor"},
+    {"--schedule", "run", "schedule"},      {"--lr-floor", "run", "lr_floor"},
     {"--label-smoothing", "run", "label_smoothing"}, {"--seed", "run", "seed"},
     {"--d-model", "model", "d_model"},      {"--heads", "model", "heads"},
     {"--encoder-layers", "model", "encoder_layers"},
@@ -45,7 +46,7 @@ void refuse_flags_contradicting_checkpoint(const TrainOptions& options,
   const std::string config_path = (std::filesystem::path(dir) / "config.json").string();
   nlohmann::json stored;
   try {
-    stored = nlohmann::json::parse(read_file(config_path));
+    stored = with_schedule_of_older_runs(nlohmann::json::parse(read_file(config_path)));
   } catch (const nlohmann::json::exception& error) {
     throw std::runtime_error(config_path + ": bad JSON: " + error.what());
   }

@@ -5,6 +5,8 @@
 // Lesson: docs/12-translation.md#the-training-loop, docs/12-translation.md#checkpoints
 #include "translate/train.h"
 
+#include <algorithm>
+#include <iterator>
 #include <optional>
 
 #include "base/io/json_fields.h"
@@ -123,14 +125,29 @@ void say_model(Progress& progress, const Translator& translator, double seconds)
 
 }  // namespace
 
+nlohmann::json with_schedule_of_older_runs(nlohmann::json config) {
+  if (config.is_object() && config.contains("run") && config["run"].is_object()) {
+    nlohmann::json& run = config["run"];
+    if (!run.contains("schedule")) run["schedule"] = "inverse-sqrt";
+    if (!run.contains("lr_floor")) run["lr_floor"] = 0.0;
+  }
+  return config;
+}
+
 RunConfig read_run_config(const nlohmann::json& config, const std::string& file) {
   // The ranges the command line accepts (commands/train.cpp), which is all a save writes.
-  return read_run_section<RunConfig>(config, file, [](const RunConfig& run) {
+  const nlohmann::json read = with_schedule_of_older_runs(config);
+  return read_run_section<RunConfig>(read, file, [](const RunConfig& run) {
     if (run.max_words < 1) refuse_field("max_words", run.max_words, "at least 1");
     if (run.vocab_size < 1) refuse_field("vocab_size", run.vocab_size, "at least 1");
     if (run.max_tokens < 1) refuse_field("max_tokens", run.max_tokens, "at least 1");
     if (!(run.label_smoothing >= 0 && run.label_smoothing <= 1))
       refuse_field("label_smoothing", run.label_smoothing, "from 0 to 1");
+    if (std::find(std::begin(kSchedules), std::end(kSchedules), run.schedule) ==
+        std::end(kSchedules))
+      refuse_field("schedule", run.schedule, "\"inverse-sqrt\" or \"linear\"");
+    if (!(run.lr_floor >= 0 && run.lr_floor <= 1))
+      refuse_field("lr_floor", run.lr_floor, "from 0 to 1");
     check_optimizer_settings(run);
   });
 }
@@ -139,6 +156,7 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
   TrainOptions options = requested;
   TrainingSession session(communicator, options.trainer);  // one process, or one of N
   options.run = session.run_config(options.run, read_run_config);
+  refuse_endless_decay(options.trainer, options.run.schedule == "linear");  // before preparing
   const DataSplit split =
       load_split(options.run.data_path, options.run.max_words, options.run.split_seed);
   say_data(session.progress(), split, options.run);
@@ -148,10 +166,11 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
   TranslationTask task(translator, options.run, split, session.position());
   say_model(session.progress(), translator, session.seconds());
   // Adam with the paper's β2 and ε.
-  return session
-      .train(task, optimizer_recipe(options.run, translator.config.d_model,
-                                    {.beta2 = 0.98, .eps = 1e-9}))
-      .last_checkpoint;
+  OptimizerRecipe recipe =
+      optimizer_recipe(options.run, translator.config.d_model, {.beta2 = 0.98, .eps = 1e-9});
+  recipe.decay_to_end = options.run.schedule == "linear";
+  recipe.lr_floor = options.run.lr_floor;
+  return session.train(task, recipe).last_checkpoint;
 }
 
 }  // namespace atencion::examples::translate

@@ -27,17 +27,28 @@ struct RunConfig {
   // (factor / √(d_model · warmup) = 2.2e-3 at d_model 256) where a post-norm model stays stable.
   int64_t warmup_steps = 200;
   double lr_factor = 0.5;           // the warm-up schedule's factor
+  // After the peak: "inverse-sqrt" (the paper's 1/√step, nn::WarmupSchedule) or "linear" (a
+  // straight line down to lr_floor · peak at the run's last step, nn::decay_to_end).
+  std::string schedule = "inverse-sqrt";
+  double lr_floor = 0;              // with "linear": the rate at the last step, a share of the peak
   double clip_norm = 1.0;
   uint64_t seed = 1;                // weights, dropout and batch order
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, data_path, max_words, split_seed, vocab_size,
-                                   max_tokens, label_smoothing, warmup_steps, lr_factor,
-                                   clip_norm, seed)
+                                   max_tokens, label_smoothing, warmup_steps, lr_factor, schedule,
+                                   lr_floor, clip_norm, seed)
+
+// The schedules RunConfig::schedule names.
+inline constexpr const char* kSchedules[] = {"inverse-sqrt", "linear"};
 
 // config.json's "run" section, each field as RunConfig defines it (16.5 or -1 in an integer
 // field refused) and in the range the command line accepts; throws std::runtime_error
-// "<file>: run: '<field>' is ..., not ...".
+// "<file>: run: '<field>' is ..., not ...". A run saved before schedules were chosen (no
+// "schedule", no "lr_floor") reads as it trained: "inverse-sqrt".
 RunConfig read_run_config(const nlohmann::json& config, const std::string& file);
+// config.json as a run saved before schedules were chosen trained: its "run" without
+// "schedule" (or "lr_floor") given "inverse-sqrt" (and 0); anything else left as it is.
+nlohmann::json with_schedule_of_older_runs(nlohmann::json config);
 
 // How long and how often, by default: into runs/spa-eng.
 inline TrainerOptions default_session() {

@@ -56,6 +56,13 @@ TrainerState read_trainer_state(const nlohmann::json& trainer, const std::string
       state.dev_history = array_field(trainer, "dev_history");
       check_history(state.dev_history, "dev_history", state.step, true);
     }
+    if (trainer.contains("schedule")) {  // only a run that decays to its end has one
+      try {
+        state.schedule = read_schedule_plan(trainer.at("schedule"));
+      } catch (const std::invalid_argument& error) {
+        throw std::invalid_argument(std::string("schedule: ") + error.what());
+      }
+    }
   } catch (const std::invalid_argument& error) {
     throw std::runtime_error(file + ": " + error.what());
   }

@@ -14,6 +14,7 @@
 
 #include "base/data/batching.h"
 #include "base/checkpoints/checkpoint.h"
+#include "base/training/schedule_plan.h"
 #include "nlohmann/json.hpp"
 #include "nn/optim/adam.h"
 
@@ -30,6 +31,7 @@ struct TrainerState {
   double seconds = 0;      // training time so far
   nlohmann::json history = nlohmann::json::array();      // {step, loss, learning_rate, ...}
   nlohmann::json dev_history = nlohmann::json::array();  // {step, dev_loss}; older: none
+  SchedulePlan schedule;  // of a run that decays to its end; else (and older) none: zeros
 };
 // Throws std::runtime_error "<file>: '<field>' is ..., not ..." for a value no save writes.
 TrainerState read_trainer_state(const nlohmann::json& trainer, const std::string& file);

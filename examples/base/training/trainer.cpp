@@ -57,13 +57,17 @@ Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerReci
       optimizer_(trainable_values(task.model()), recipe.adam),
       schedule_{recipe.d_model, recipe.warmup_steps, recipe.lr_factor},
       fine_tune_(recipe.fine_tune),
+      decay_to_end_(recipe.decay_to_end && !recipe.fine_tune),
+      lr_floor_(recipe.lr_floor),
       clip_norm_(recipe.clip_norm),
       reducer_(parallel.gradient_reducer(optimizer_.parameters())),
       start_time_(start_time) {
   if (recipe.d_model < 1 && !recipe.fine_tune)
     throw std::invalid_argument("Trainer: the recipe's d_model is " +
                                 std::to_string(recipe.d_model) + ", not the model's width");
+  refuse_endless_decay(options_, decay_to_end_);
   if (run.checkpoint) restore(*run.checkpoint, run.state);
+  if (decay_to_end_) plan_schedule(run.state.schedule);
   loop_start_ = Clock::now();
   steps_at_start_ = step_;
   history_interval_.start = line_interval_.start = loop_start_;
@@ -85,6 +89,55 @@ void Trainer::restore(const CheckpointData& checkpoint, const TrainerState& stat
   progress_.message("resumed " + options_.out_dir + " at step " + std::to_string(step_) +
                     " (epoch " + std::to_string(task_.position().epoch) + ", batch " +
                     std::to_string(task_.position().batch) + ")");
+}
+
+void refuse_endless_decay(const TrainerOptions& options, bool decay_to_end) {
+  if (decay_to_end && options.steps == 0 && options.epochs == 0 && !(options.minutes > 0))
+    throw std::invalid_argument("train: the schedule decays to the run's last step, so it needs "
+                                "--steps, --epochs or --minutes");
+}
+
+// The plan at the start (first_plan); replan() estimates T under --minutes.
+void Trainer::plan_schedule(const SchedulePlan& recorded) {
+  last_step_of_limits_ = last_step_of_limits(options_.steps, options_.epochs, step_,
+                                             task_.position(), task_.batches_per_epoch());
+  plan_ = first_plan(last_step_of_limits_, options_.minutes > 0, recorded,
+                     schedule_.warmup_steps);
+  if (plan_.last_step > 0 && options_.minutes <= 0 && parallel_.is_main())
+    progress_.message("schedule: warm-up " + std::to_string(plan_.warmup_steps) +
+                      " steps, then a linear decay to the last step, " +
+                      std::to_string(plan_.last_step));
+}
+
+// Under --minutes: T estimated after kTimedSteps steps past this run's first, then every
+// log_every steps, from the speed so far and the time left; rank 0's estimate for every
+// process (their clocks differ, their rates must not).
+void Trainer::replan() {
+  const int64_t steps_here = step_ - steps_at_start_;
+  if (steps_here == 1) timing_start_ = Clock::now();
+  const bool first = steps_here == 1 + kTimedSteps;
+  if (steps_here < 1 + kTimedSteps || (!first && step_ % options_.log_every != 0)) return;
+  const double timed = std::chrono::duration<double>(Clock::now() - timing_start_).count();
+  const int64_t estimate = estimate_last_step(step_, seconds_left(), steps_here - 1, timed);
+  int64_t last =
+      std::llround(parallel_.sum(parallel_.is_main() ? static_cast<double>(estimate) : 0));
+  if (last_step_of_limits_ > 0) last = std::min(last, last_step_of_limits_);
+  plan_ = plan_for(last, schedule_.warmup_steps);
+  if (!first || !parallel_.is_main()) return;
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "schedule: %lld steps took %.1f s, so the run ends at about step %lld: warm-up "
+                "%lld steps, then a linear decay to it",
+                static_cast<long long>(steps_here - 1), timed, static_cast<long long>(last),
+                static_cast<long long>(plan_.warmup_steps));
+  progress_.message(line);
+}
+
+// The rate of step_: the fine-tune's, the linear decay to the planned end, or the paper's.
+double Trainer::learning_rate() const {
+  if (fine_tune_) return fine_tune_->learning_rate(step_);
+  if (decay_to_end_) return planned_learning_rate(schedule_, plan_, lr_floor_, step_);
+  return schedule_.learning_rate(step_);
 }
 
 double Trainer::training_seconds() const {
@@ -143,11 +196,11 @@ double Trainer::step() {
   if (!std::isfinite(loss) || !std::isfinite(gradient_norm))
     stop_non_finite("loss " + std::to_string(loss) + ", gradient norm " +
                     std::to_string(gradient_norm));
-  const double learning_rate =
-      fine_tune_ ? fine_tune_->learning_rate(step_) : schedule_.learning_rate(step_);
-  optimizer_.set_learning_rate(learning_rate);
+  const double rate = learning_rate();
+  optimizer_.set_learning_rate(rate);
   optimizer_.step();
-  account(loss, batch, learning_rate);
+  account(loss, batch, rate);
+  if (decay_to_end_ && options_.minutes > 0) replan();  // for the steps after this one
   return loss;
 }
 
@@ -214,7 +267,7 @@ void Trainer::report(double learning_rate, bool history_point) {
 
 nlohmann::json Trainer::trainer_state() const {
   const BatchPosition at = task_.position();
-  return {{"step", step_},
+  nlohmann::json state = {{"step", step_},
           {"epoch", at.epoch},
           {"batch", at.batch},
           {"seconds", training_seconds()},
@@ -222,6 +275,8 @@ nlohmann::json Trainer::trainer_state() const {
           {"generators", dropout_generator_states(task_.model())},
           {"history", history_},
           {"dev_history", dev_history_}};
+  if (decay_to_end_ && plan_.last_step > 0) state["schedule"] = to_json(plan_);
+  return state;
 }
 
 // A checkpoint of this step with its dev loss, after checking that every process holds the

@@ -3,7 +3,7 @@
 //
 // Trainer::step() is the five lines of every PyTorch training script:
 //   optimizer.zero_grad(); loss = task.loss(next batch); loss.backward();
-//   clip_grad_norm(parameters, clip); lr = warm-up schedule(step); optimizer.step()
+//   clip_grad_norm(parameters, clip); lr = schedule(step); optimizer.step()
 // (with, on N processes, the gradients averaged over them before clipping). Trainer::run()
 // repeats it until a limit (steps, epochs, minutes) and, around it, prints progress lines,
 // writes a checkpoint every N steps and at the end, each with its dev loss, and stops at the
@@ -27,6 +27,7 @@
 #include "base/training/data_parallel.h"
 #include "base/training/progress.h"
 #include "base/training/resume_state.h"
+#include "base/training/schedule_plan.h"
 #include "nlohmann/json.hpp"
 #include "nn/module.h"
 #include "nn/optim/adam.h"
@@ -72,7 +73,15 @@ struct OptimizerRecipe {
   double clip_norm = 1.0;
   nn::AdamOptions adam;
   std::optional<nn::FineTuneSchedule> fine_tune;  // set: this schedule instead (d_model unused)
+  // Instead of 1/√step after the peak, a linear decay to lr_floor · peak at the run's last step
+  // (nn::decay_to_end; its last step from the limits, schedule_plan.h).
+  bool decay_to_end = false;
+  double lr_floor = 0;
 };
+
+// A run that decays to its end needs an end: refuses (std::invalid_argument, one line naming
+// the options) `decay_to_end` without --steps, --epochs or --minutes.
+void refuse_endless_decay(const TrainerOptions& options, bool decay_to_end);
 
 // The loss of this process's share of one batch, and the target tokens of the share and of
 // the whole batch (on one process the two counts are equal).
@@ -138,6 +147,9 @@ class Trainer {
 
   struct Interval;  // below
   void restore(const CheckpointData& checkpoint, const TrainerState& state);
+  void plan_schedule(const SchedulePlan& recorded);
+  void replan();
+  double learning_rate() const;
   bool limit_reached() const;
   double seconds_left() const;
   void account(double loss, const StepLoss& batch, double learning_rate);
@@ -155,10 +167,15 @@ class Trainer {
   nn::Adam optimizer_;
   nn::WarmupSchedule schedule_;
   std::optional<nn::FineTuneSchedule> fine_tune_;
+  bool decay_to_end_;
+  double lr_floor_;
+  SchedulePlan plan_;  // of decay_to_end: its last step T and warm-up (schedule_plan.h)
+  int64_t last_step_of_limits_ = 0;  // T by --steps or --epochs; 0 = none
   double clip_norm_;
   std::unique_ptr<nn::distributed::GradientReducer> reducer_;  // null on one process
 
   Clock::time_point start_time_, loop_start_;
+  Clock::time_point timing_start_;  // the end of this run's first step: speed counts from it
   int64_t step_ = 0, steps_at_start_ = 0, saved_step_ = -1;
   double seconds_before_ = 0;  // training time of the runs this one resumes
   double dev_loss_ = NAN;      // of the last checkpoint written

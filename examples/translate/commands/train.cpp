@@ -26,6 +26,14 @@ void add_run_options(CLI::App* command, RunConfig& run) {
       ->capture_default_str()->check(at_least(1));
   command->add_option("--lr-factor", run.lr_factor, "factor of the warm-up schedule")
       ->capture_default_str()->check(at_least(0, true));
+  command->add_option("--schedule", run.schedule,
+                      "after the peak: inverse-sqrt (1/sqrt(step), the paper's) or linear (down "
+                      "to --lr-floor at the last step of --steps, --epochs or --minutes)")
+      ->capture_default_str()->check(
+          CLI::IsMember(std::vector<std::string>(std::begin(kSchedules), std::end(kSchedules))));
+  command->add_option("--lr-floor", run.lr_floor,
+                      "with --schedule linear: the rate at the last step, a share of the peak")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   command->add_option("--label-smoothing", run.label_smoothing)
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   command->add_option("--seed", run.seed)->capture_default_str()->check(seed_number());

@@ -21,6 +21,7 @@
 #include "translate/decode.h"
 #include "nn/optim/adam.h"
 #include "tensor/safetensors.h"
+#include "tensor/threads.h"
 #include "translate/train.h"
 #include "translate/translator.h"
 #include "base/data/tsv.h"
@@ -423,6 +424,75 @@ TEST_CASE("train: a resumed run continues step, data position, optimizer and dro
                           decode_options(2, 12));
   REQUIRE(translations.size() == 2);
   CHECK_FALSE(translations[0].empty());
+}
+
+TEST_CASE("train --schedule linear: a resumed run, and one on 1 thread, end with the bits of "
+          "a run never stopped", "[translate][checkpoint][train][schedule]") {
+  TempDir work("linear");
+  const std::string data = work / "pairs.tsv";
+  write_tiny_pairs(data);
+  auto linear = [&](const std::string& out) {
+    TrainOptions options = tiny_training(data, out, 0, /*dropout=*/0.1);
+    options.run.schedule = "linear";
+    options.trainer.steps = 14;
+    options.trainer.checkpoint_every = 4;
+    return options;
+  };
+  const int threads = num_threads();
+  set_num_threads(2);
+  const CheckpointData whole = load_checkpoint(train(linear(work / "straight")));
+  // T = 14; the warm-up 4 steps (the run's 10, at most a third of T).
+  CHECK(whole.trainer.at("schedule") ==
+        nlohmann::json({{"last_step", 14}, {"warmup_steps", 4}}));
+  CHECK(whole.config.at("run").at("schedule") == "linear");
+
+  // Interrupted: the checkpoint of step 14 is lost, so the run goes on from step 12.
+  train(linear(work / "interrupted"));
+  fs::remove_all(work / "interrupted/step-00000014");
+  TrainOptions resume = linear(work / "interrupted");
+  resume.run = RunConfig{};  // every setting comes from the checkpoint
+  resume.trainer.resume = true;
+  const CheckpointData after = load_checkpoint(train(resume));
+  CHECK(after.trainer.at("step") == 14);
+  CHECK(after.trainer.at("schedule") == whole.trainer.at("schedule"));
+  require_same_tensors(after.model, whole.model);
+  require_same_tensors(after.optimizer, whole.optimizer);
+
+  set_num_threads(1);
+  const CheckpointData one_thread = load_checkpoint(train(linear(work / "one-thread")));
+  set_num_threads(threads);
+  require_same_tensors(one_thread.model, whole.model);
+}
+
+TEST_CASE("train: config.json of a run saved before --schedule reads as inverse-sqrt and "
+          "resumes so", "[translate][checkpoint][train][schedule]") {
+  TempDir work("older-run");
+  const std::string data = work / "pairs.tsv";
+  write_tiny_pairs(data);
+  TrainOptions options = tiny_training(data, work / "run", 0);
+  options.trainer.steps = 4;
+  const std::string dir = train(options);
+  nlohmann::json config = nlohmann::json::parse(read_text(dir + "/config.json"));
+  CHECK(config.at("run").at("schedule") == "inverse-sqrt");
+  config["run"].erase("schedule");
+  config["run"].erase("lr_floor");
+  write_text(dir + "/config.json", config.dump());
+  write_manifest(dir);
+  const std::string file = dir + "/config.json";
+  const RunConfig older = read_run_config(config, file);
+  CHECK(older.schedule == "inverse-sqrt");
+  CHECK(older.lr_floor == 0);
+  options.trainer.resume = true;
+  options.trainer.steps = 6;
+  CHECK(load_checkpoint(train(options)).trainer.at("step") == 6);
+
+  config["run"]["schedule"] = "cosine";
+  CHECK_THROWS_WITH(read_run_config(config, file),
+                    file + ": run: 'schedule' is \"cosine\", not \"inverse-sqrt\" or \"linear\"");
+  config["run"]["schedule"] = "linear";
+  config["run"]["lr_floor"] = 1.5;
+  CHECK_THROWS_WITH(read_run_config(config, file),
+                    file + ": run: 'lr_floor' is 1.5, not from 0 to 1");
 }
 
 TEST_CASE("checkpoint: the format is recorded, and its manifest required",

@@ -87,8 +87,19 @@ OptimizerRecipe line_recipe() {
   return recipe;
 }
 
-// Trains a fresh LineTask in `dir` with `options`; returns the lines printed.
-std::string train_line(TrainerOptions options, const std::string& dir, int64_t poison_at = -1) {
+// The same, decaying linearly to the run's last step.
+OptimizerRecipe line_recipe_to_end() {
+  OptimizerRecipe recipe = line_recipe();
+  recipe.decay_to_end = true;
+  return recipe;
+}
+
+// Trains a fresh LineTask in `dir` with `options`; returns the lines printed. `started`: when
+// the command started (--minutes counts from it).
+std::string train_line(TrainerOptions options, const std::string& dir, int64_t poison_at = -1,
+                       const OptimizerRecipe& recipe = line_recipe(),
+                       std::chrono::steady_clock::time_point started =
+                           std::chrono::steady_clock::now()) {
   options.out_dir = dir;
   std::FILE* out = std::tmpfile();
   Progress progress(out);
@@ -97,8 +108,7 @@ std::string train_line(TrainerOptions options, const std::string& dir, int64_t p
   const OpenedRun run = open_run(options, parallel, progress);
   LineTask task(run.state.position, poison_at);
   if (run.checkpoint) task.model().load_state_dict(run.checkpoint->model);  // the family's part
-  Trainer trainer(task, options, line_recipe(), parallel, progress, run,
-                  std::chrono::steady_clock::now());
+  Trainer trainer(task, options, recipe, parallel, progress, run, started);
   std::string error;
   try {
     trainer.run();
@@ -215,4 +225,107 @@ TEST_CASE("trainer: a recipe without the model's width is refused", "[trainer]")
   CHECK_THROWS_WITH(Trainer(task, options, OptimizerRecipe{}, parallel, progress, run,
                             std::chrono::steady_clock::now()),
                     Contains("the recipe's d_model is 0"));
+}
+
+TEST_CASE("trainer: --schedule linear warms up, then decays to 0 at the last step of --steps",
+          "[trainer][schedule]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.steps = 12;
+  options.log_every = 1;
+  options.log_seconds = 0;
+  options.checkpoint_every = 0;
+  const std::string printed =
+      train_line(options, (temp.path / "run").string(), -1, line_recipe_to_end());
+  // T = 12, the warm-up 4 steps (a third of T is 4); the peak 0.5 / √(4 · 4) = 0.125.
+  CHECK_THAT(printed, Contains("schedule: warm-up 4 steps, then a linear decay to the last "
+                               "step, 12"));
+  const nlohmann::json trainer = trainer_json(temp.path / "run");
+  CHECK(trainer.at("schedule") == nlohmann::json({{"last_step", 12}, {"warmup_steps", 4}}));
+  const nlohmann::json& history = trainer.at("history");
+  REQUIRE(history.size() == 12);
+  const double expected[] = {0.03125, 0.0625, 0.09375, 0.125, 0.109375, 0.09375, 0.078125,
+                             0.0625, 0.046875, 0.03125, 0.015625, 0.0};
+  for (size_t i = 0; i < 12; ++i) {
+    INFO("step " << i + 1);
+    CHECK(history[i].at("learning_rate").get<double>() == Approx(expected[i]).margin(1e-15));
+  }
+  // The paper's schedule (the default) records no plan.
+  train_line(options, (temp.path / "paper").string());
+  CHECK_FALSE(trainer_json(temp.path / "paper").contains("schedule"));
+}
+
+TEST_CASE("trainer: --schedule linear resumed from an earlier checkpoint ends with the weights "
+          "of a run never stopped", "[trainer][schedule]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.log_every = 4;
+  options.log_seconds = 0;
+  options.checkpoint_every = 4;
+  options.steps = 10;
+  train_line(options, (temp.path / "straight").string(), -1, line_recipe_to_end());
+  train_line(options, (temp.path / "stopped").string(), -1, line_recipe_to_end());
+  fs::remove_all(temp.path / "stopped" / "step-00000010");  // lost: go on from step 8
+  options.resume = true;
+  const std::string printed =
+      train_line(options, (temp.path / "stopped").string(), -1, line_recipe_to_end());
+  CHECK_THAT(printed, Contains("at step 8 (epoch 1, batch 4)"));
+  const CheckpointData straight = load_checkpoint((temp.path / "straight").string());
+  const CheckpointData resumed = load_checkpoint((temp.path / "stopped").string());
+  CHECK(resumed.trainer.at("schedule") == straight.trainer.at("schedule"));
+  REQUIRE(straight.model.size() == resumed.model.size());
+  for (size_t i = 0; i < straight.model.size(); ++i)
+    CHECK(allclose(straight.model[i].second, resumed.model[i].second, 0.0, 0.0));  // bit for bit
+  const nlohmann::json& a = straight.trainer.at("history");
+  const nlohmann::json& b = resumed.trainer.at("history");
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].at("learning_rate") == b[i].at("learning_rate"));
+    CHECK(a[i].at("loss") == b[i].at("loss"));
+  }
+}
+
+TEST_CASE("trainer: under --minutes, --schedule linear estimates its last step from the first "
+          "steps' speed", "[trainer][schedule]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.minutes = 1;
+  options.steps = 200;  // the sooner end, whatever the machine: the estimate is at most this
+  options.log_every = 50;
+  options.log_seconds = 0;
+  options.checkpoint_every = 0;
+  const std::string printed =
+      train_line(options, (temp.path / "run").string(), -1, line_recipe_to_end());
+  CHECK_THAT(printed, Contains("schedule: 20 steps took ") &&
+                          Contains(" s, so the run ends at about step 200: warm-up 4 steps, then "
+                                   "a linear decay to it"));
+  CHECK(trainer_json(temp.path / "run").at("schedule") ==
+        nlohmann::json({{"last_step", 200}, {"warmup_steps", 4}}));
+  // 1 s left of the minute, no --steps: the estimate is the clock's alone, the warm-up a third
+  // of it at most, and the run ends at most about one re-estimate (50 steps) after it.
+  options.steps = 0;
+  const auto started = std::chrono::steady_clock::now() - std::chrono::seconds(59);
+  train_line(options, (temp.path / "late").string(), -1, line_recipe_to_end(), started);
+  const nlohmann::json late = trainer_json(temp.path / "late");
+  REQUIRE(late.at("step").get<int64_t>() > 21);  // else the machine is far too slow to tell
+  const int64_t last_step = late.at("schedule").at("last_step");
+  CHECK(last_step > 21);
+  CHECK(late.at("schedule").at("warmup_steps") == nn::warmup_within(4, last_step));
+}
+
+TEST_CASE("trainer: --schedule linear without --steps, --epochs or --minutes is refused",
+          "[trainer][schedule]") {
+  LineTask task;
+  TrainerOptions options;
+  Progress progress(nullptr);
+  nn::distributed::Communicator one_process;
+  const DataParallel parallel(one_process);
+  OpenedRun run;
+  CHECK_THROWS_WITH(Trainer(task, options, line_recipe_to_end(), parallel, progress, run,
+                            std::chrono::steady_clock::now()),
+                    "train: the schedule decays to the run's last step, so it needs --steps, "
+                    "--epochs or --minutes");
+  options.epochs = 1;
+  CHECK_NOTHROW(Trainer(task, options, line_recipe_to_end(), parallel, progress, run,
+                        std::chrono::steady_clock::now()));
 }
