@@ -23,6 +23,12 @@ std::vector<Variable> trainable_values(const nn::Module& model) {
   return values;
 }
 
+std::vector<std::string> trainable_names(const nn::Module& model) {
+  std::vector<std::string> names;
+  for (auto& [name, parameter] : nn::trainable_parameters(model)) names.push_back(name);
+  return names;
+}
+
 }  // namespace
 
 OpenedRun open_run(const TrainerOptions& options, const DataParallel& parallel,
@@ -60,12 +66,16 @@ Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerReci
       decay_to_end_(recipe.decay_to_end && !recipe.fine_tune),
       lr_floor_(recipe.lr_floor),
       clip_norm_(recipe.clip_norm),
+      trainable_names_(trainable_names(task.model())),
       reducer_(parallel.gradient_reducer(optimizer_.parameters())),
       start_time_(start_time) {
   if (recipe.d_model < 1 && !recipe.fine_tune)
     throw std::invalid_argument("Trainer: the recipe's d_model is " +
                                 std::to_string(recipe.d_model) + ", not the model's width");
   refuse_endless_decay(options_, decay_to_end_);
+  // The average starts at the weights the model holds: fresh ones, or a resumed run's average
+  // (its model.safetensors); restore() then gives the model back the weights it trained.
+  if (recipe.ema_decay > 0) average_.emplace(optimizer_.parameters(), recipe.ema_decay);
   if (run.checkpoint) restore(*run.checkpoint, run.state);
   if (decay_to_end_) plan_schedule(run.state.schedule);
   loop_start_ = Clock::now();
@@ -76,7 +86,11 @@ Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerReci
 // The optimizer's moments, the step, the batch stream's place, the clock, the curves and the
 // dropout generators, as the checkpoint left them: the run goes on as if never stopped.
 void Trainer::restore(const CheckpointData& checkpoint, const TrainerState& state) {
-  load_optimizer_state(optimizer_, checkpoint, options_.fresh_optimizer);
+  NamedTensors adam_state = checkpoint.optimizer;
+  const std::map<std::string, Tensor> trained = take_trained_weights(adam_state);
+  if (average_ && !options_.fresh_optimizer)  // fresh: train on from the average
+    restore_trained_weights(trained, checkpoint.directory + "/optimizer.safetensors");
+  load_optimizer_state(optimizer_, adam_state, checkpoint, options_.fresh_optimizer);
   step_ = state.step;
   seconds_before_ = state.seconds;
   history_ = state.history;
@@ -140,6 +154,49 @@ double Trainer::learning_rate() const {
   return schedule_.learning_rate(step_);
 }
 
+// The weights an averaged run trained, by name, into the model, which holds their average.
+void Trainer::restore_trained_weights(const std::map<std::string, Tensor>& trained,
+                                      const std::string& file) {
+  const std::vector<Variable>& parameters = optimizer_.parameters();
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const std::string name = kTrainedWeights + trainable_names_[i];
+    const auto found = trained.find(trainable_names_[i]);
+    if (found == trained.end())
+      throw std::runtime_error("train --resume: " + file + " has no '" + name + "' (the " +
+                               "weights trained, beside their average); pass " +
+                               "--fresh-optimizer to train on from the average");
+    if (found->second.shape() != parameters[i].shape() ||
+        found->second.dtype() != parameters[i].value().dtype())
+      throw std::runtime_error("train --resume: " + file + ": '" + name + "' is " +
+                               shape_to_string(found->second.shape()) + ", the model's " +
+                               shape_to_string(parameters[i].shape()));
+    Variable parameter = parameters[i];  // a handle: its value is the model's
+    parameter.mutable_value() = found->second.clone();
+  }
+}
+
+// The dev loss, of the average when there is one.
+double Trainer::evaluate() {
+  if (average_) average_->swap();
+  const double loss = task_.evaluation_loss();
+  if (average_) average_->swap();
+  return loss;
+}
+
+// The task's checkpoint (of the average when there is one) and the optimizer's state (with the
+// weights trained beside the average).
+CheckpointData Trainer::checkpoint_data() {
+  if (average_) average_->swap();
+  CheckpointData data = task_.checkpoint();
+  if (average_) average_->swap();
+  data.optimizer = optimizer_.state_dict();
+  if (average_)
+    for (size_t i = 0; i < trainable_names_.size(); ++i)
+      data.optimizer.emplace_back(kTrainedWeights + trainable_names_[i],
+                                  optimizer_.parameters()[i].value());
+  return data;
+}
+
 double Trainer::training_seconds() const {
   return seconds_before_ + std::chrono::duration<double>(Clock::now() - loop_start_).count();
 }
@@ -165,7 +222,7 @@ std::string Trainer::run() {
     if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0) save();
   }
   if (step_ != saved_step_) save();  // the end, unless that step's checkpoint was just written
-  if (std::isnan(dev_loss_)) dev_loss_ = task_.evaluation_loss();  // every process: see save()
+  if (std::isnan(dev_loss_)) dev_loss_ = evaluate();  // every process: see save()
   if (!parallel_.is_main()) return last_checkpoint_;
   say_summary();
   return last_checkpoint_;
@@ -199,6 +256,7 @@ double Trainer::step() {
   const double rate = learning_rate();
   optimizer_.set_learning_rate(rate);
   optimizer_.step();
+  if (average_) average_->update(step_);
   account(loss, batch, rate);
   if (decay_to_end_ && options_.minutes > 0) replan();  // for the steps after this one
   return loss;
@@ -286,10 +344,9 @@ nlohmann::json Trainer::trainer_state() const {
 void Trainer::save() {
   parallel_.check_parameters_identical(optimizer_.parameters(), step_);
   saved_step_ = step_;
-  dev_loss_ = task_.evaluation_loss();
+  dev_loss_ = evaluate();
   if (!parallel_.is_main()) return;
-  CheckpointData data = task_.checkpoint();
-  data.optimizer = optimizer_.state_dict();
+  CheckpointData data = checkpoint_data();
   if (!std::isfinite(dev_loss_)) stop_non_finite("dev loss " + std::to_string(dev_loss_));
   nlohmann::json dev_point = {{"step", step_}, {"dev_loss", dev_loss_}};
   char dev_loss_text[32];
