@@ -21,7 +21,7 @@ Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);
 Subcommand add_serve_command(CLI::App& app);  // commands/serve.cpp
 
-// --model, --beam, --max-length, --batch-size, and --sample with --temperature, --top-k, --top-p
+// --model, --beam, --length-penalty, --max-length, --batch-size, and --sample with --temperature, --top-k, --top-p
 // and --seed, as translate and eval take them.
 void add_decode_options(CLI::App* command, std::string& model_dir, decoding::DecodeOptions& decode);
 
