@@ -15,6 +15,10 @@ Every request goes to 127.0.0.1 only, and the run is bounded (--seconds, --rss-r
      alternatives: what the page asks for);
   4. memory: the server's resident set every 1,000 requests over --rss-requests requests.
 
+Beside translate's rate on the whole input, its rate per CPU second on groups of --clients
+sentences, each group one call: what --clients clients can have in flight at once, so the best a
+server that decodes a batch at a time can sort and batch (docs/17-serving.md#under-load).
+
 With each load it prints the CPU seconds the server and this script (the load generator: its
 client threads, HTTP and JSON) used, from /proc and os.times(): on a machine whose cores the two
 share, the generator's share is CPU the server did not have, which `translate` on stdin had.
@@ -69,6 +73,26 @@ def offline(binary, model, sentences, beam):
     cpu = min(c for _, _, c in runs) - min(c for _, _, c in start)
     return (outputs, (len(sentences) - 1) / max(seconds - min(t for _, t, _ in start), 1e-6),
             (len(sentences) - 1) / max(cpu, 1e-6))
+
+
+def in_flight_groups(binary, model, sentences, clients, beam):
+    """translate's sentences per CPU second on what `clients` clients can have in flight: the
+    sentences cut into groups of `clients`, each group one translate call (sorted by length and
+    decoded in batches as translate does); the CPU of a call on one sentence (the start) is taken
+    off each. A server that decodes a batch at a time, with every client waiting in it, does at
+    best this well per CPU second; `translate` on the whole input sorts all of it."""
+    def cpu_of(lines):
+        before = os.times()
+        subprocess.run([binary, "translate", "--model", model, "--beam", str(beam)],
+                       input="".join(s + "\n" for s in lines), capture_output=True, text=True,
+                       check=True)
+        after = os.times()
+        return (after.children_user + after.children_system - before.children_user -
+                before.children_system)
+    start = min(cpu_of(sentences[:1]) for _ in range(3))
+    groups = [sentences[g:g + clients] for g in range(0, len(sentences), clients)]
+    cpu = sum(max(cpu_of(group) - start, 1e-6) for group in groups)
+    return len(sentences) / cpu
 
 
 def servable(port, sentences):
@@ -214,6 +238,10 @@ def main():
           f"characters (median {statistics.median(lengths):.0f}); CPU: {os.cpu_count()} cores")
     print(f"offline: translate on stdin, {offline_rate:.1f} sentences/s (start-up taken off), "
           f"{offline_cpu_rate:.1f} sentences per CPU second")
+    group_rate = in_flight_groups(args.binary, args.model, sentences, args.clients, 1)
+    print(f"offline in groups of {args.clients} (what {args.clients} clients have in flight, "
+          f"one translate call each): {group_rate:.1f} sentences per CPU second "
+          f"({group_rate / offline_cpu_rate:.2f}x of translate on the whole input)")
     with Served(args.binary, args.model, "--queue", "1024") as server:
         seconds, page_bytes, status = first_translation(server.port)
         print(f"page load to first translation: {1000 * seconds:.0f} ms "
@@ -253,7 +281,10 @@ def main():
               f"{os.cpu_count()} cores): server {server_cpu:.1f} s, load generator "
               f"{generator_cpu:.1f} s ({100 * generator_cpu / max(server_cpu + generator_cpu, 1e-9):.0f}% "
               f"of the two); the server's rate per CPU second it had: "
-              f"{r['requests'] / max(server_cpu, 1e-9):.1f} requests")
+              f"{r['requests'] / max(server_cpu, 1e-9):.1f} requests "
+              f"({r['requests'] / max(server_cpu, 1e-9) / offline_cpu_rate:.2f}x of translate's, "
+              f"{r['requests'] / max(server_cpu, 1e-9) / group_rate:.2f}x of translate's in "
+              f"groups of {args.clients})")
     print()
     print("resident set (MiB) after n requests: " +
           ", ".join(f"{n}: {mib:.1f}" for n, mib in rss) + f"; peak {peak:.1f}")

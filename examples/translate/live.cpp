@@ -1,6 +1,7 @@
 // examples/translate/live.cpp — see live.h.
 #include "translate/live.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -142,29 +143,52 @@ void answer_decoded(const Translator& translator, const std::vector<PreparedRequ
   }
 }
 
+// `indices` sorted by source length (shortest first), cut into the fewest sub-batches of at
+// most `sub_batch`, of sizes that differ by one at most.
+std::vector<std::vector<size_t>> length_sorted_sub_batches(
+    const std::vector<PreparedRequest>& prepared, std::vector<size_t> indices, int64_t sub_batch) {
+  std::stable_sort(indices.begin(), indices.end(), [&](size_t a, size_t b) {
+    return prepared[a].source.size() < prepared[b].source.size();
+  });
+  const size_t count = indices.size(), largest = static_cast<size_t>(std::max<int64_t>(1, sub_batch));
+  const size_t parts = (count + largest - 1) / largest;
+  std::vector<std::vector<size_t>> sub_batches;
+  for (size_t part = 0, start = 0; part < parts; ++part) {
+    const size_t end = start + count / parts + (part < count % parts ? 1 : 0);
+    sub_batches.emplace_back(indices.begin() + start, indices.begin() + end);
+    start = end;
+  }
+  return sub_batches;
+}
+
 }  // namespace
 
 std::vector<serve::Reply> translate_requests(const Translator& translator,
                                              const std::vector<nlohmann::json>& requests,
-                                             int64_t max_length, const serve::Progress& progress) {
+                                             int64_t max_length, const serve::Progress& progress,
+                                             int64_t sub_batch) {
   std::vector<serve::Reply> replies(requests.size());
   std::vector<PreparedRequest> prepared;
-  // The requests to decode, by beam width: each width is one batch.
+  // The requests to decode, by beam width: each width is decoded apart.
   std::map<int64_t, std::vector<size_t>> by_beam;
   const int64_t longest = longest_source(translator);
   for (size_t i = 0; i < requests.size(); ++i) {
     prepared.push_back(prepare_request(translator, requests[i], longest));
-    if (prepared[i].reply)
-      replies[i] = *prepared[i].reply;
-    else
+    if (!prepared[i].reply) {
       by_beam[prepared[i].read.beam].push_back(i);
+      continue;
+    }
+    replies[i] = std::move(*prepared[i].reply);
+    progress.answer(i, replies[i]);  // refused or blank: answered at once
   }
-  for (const auto& [beam, indices] : by_beam) {
-    decoding::MapsCollection maps;
-    const std::vector<std::vector<int64_t>> outputs =
-        decode_together(translator, prepared, indices, beam, max_length, progress, maps);
-    answer_decoded(translator, prepared, indices, outputs, maps, beam, replies);
-  }
+  for (const auto& [beam, indices] : by_beam)
+    for (const std::vector<size_t>& part : length_sorted_sub_batches(prepared, indices, sub_batch)) {
+      decoding::MapsCollection maps;
+      const std::vector<std::vector<int64_t>> outputs =
+          decode_together(translator, prepared, part, beam, max_length, progress, maps);
+      answer_decoded(translator, prepared, part, outputs, maps, beam, replies);
+      for (size_t i : part) progress.answer(i, replies[i]);
+    }
   return replies;
 }
 

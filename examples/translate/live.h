@@ -38,16 +38,23 @@ struct TranslateRequest {
 };
 TranslateRequest read_translate_request(const nlohmann::json& request);
 
-// One reply per request, in order: the requests of each beam width are decoded in one batch
-// (decode_ids), whose decoding also gives the maps and alternatives of those with "details"
-// (observed while decoding: base/decoding/decoding_maps.h). A text with more
-// pieces than the model's positions cover gets 400 naming the limit; a blank text, an empty
-// translation and no maps. A request that streams (progress.wanted) gets a partial line after
-// each decoding step.
+// Sources decoded at once by the server: a batch's requests of one beam width, sorted by
+// length, go in the fewest sub-batches of at most this many (docs/17-serving.md#under-load).
+constexpr int64_t kServedSubBatch = 32;
+
+// One reply per request, in order: the requests of each beam width, sorted by source length,
+// are decoded in sub-batches of at most `sub_batch` (decode_ids), shortest first, each answered
+// through progress.answer as soon as it is decoded; a sub-batch's decoding also gives the maps
+// and alternatives of those with "details" (observed while decoding:
+// base/decoding/decoding_maps.h). Each reply is the one its request gets alone. A text with
+// more pieces than the model's positions cover gets 400 naming the limit; a blank text, an
+// empty translation and no maps (both answered at once). A request that streams
+// (progress.wanted) gets a partial line after each decoding step.
 std::vector<serve::Reply> translate_requests(const Translator& translator,
                                              const std::vector<nlohmann::json>& requests,
                                              int64_t max_length,
-                                             const serve::Progress& progress = {});
+                                             const serve::Progress& progress = {},
+                                             int64_t sub_batch = kServedSubBatch);
 
 // The service: the live page (explorer.html with its live data), the info and the endpoint.
 // `translator` must outlive the server; only the server's model thread uses it. The page and

@@ -46,15 +46,16 @@ void BatchQueue::stop() {
   for (Job& job : left) job.done(error_reply(503, "the server is stopping"));
 }
 
-// The first job waits at most `window` for others; a full batch, or one already waiting while
-// the model was busy, goes at once, with every job of its endpoint that waits (up to
-// largest_batch). A batch holds one endpoint's jobs, in arrival order.
+// Jobs that queued while the model was busy go at once; an idle model, woken by a job, waits
+// at most `window` for others (less once full_batch wait). The batch is every job of the first
+// job's endpoint that waits (up to largest_batch), in arrival order.
 std::vector<BatchQueue::Job> BatchQueue::next_batch() {
   std::unique_lock lock(mutex_);
-  arrived_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
-  if (stopping_) return {};
-  const std::size_t full = std::min(options_.full_batch, options_.largest_batch);
-  arrived_.wait_for(lock, options_.window, [&] { return stopping_ || jobs_.size() >= full; });
+  if (jobs_.empty()) {
+    arrived_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+    const std::size_t full = std::min(options_.full_batch, options_.largest_batch);
+    arrived_.wait_for(lock, options_.window, [&] { return stopping_ || jobs_.size() >= full; });
+  }
   if (stopping_) return {};
   std::vector<Job> batch;
   const std::string endpoint = jobs_.front().endpoint;
@@ -77,9 +78,15 @@ void BatchQueue::model_loop() {
       requests.push_back(job.request);
       sinks.push_back(job.partial);
     }
+    std::vector<char> answered(batch.size(), 0);  // sent early, through Progress::answer
+    const Progress::Answer answer = [&](std::size_t request, Reply reply) {
+      if (request >= batch.size() || answered[request]) return;
+      answered[request] = 1;
+      batch[request].done(std::move(reply));
+    };
     std::vector<Reply> replies;
     try {
-      replies = run_(batch.front().endpoint, requests, Progress(std::move(sinks)));
+      replies = run_(batch.front().endpoint, requests, Progress(std::move(sinks), answer));
       if (replies.size() != batch.size())
         throw std::logic_error("the batch function gave " + std::to_string(replies.size()) +
                                " replies for " + std::to_string(batch.size()) + " requests");
@@ -88,7 +95,8 @@ void BatchQueue::model_loop() {
     } catch (...) {  // not a std::exception: still one reply each, never std::terminate
       replies.assign(batch.size(), error_reply(500, "the model failed (an unknown exception)"));
     }
-    for (std::size_t i = 0; i < batch.size(); ++i) batch[i].done(std::move(replies[i]));
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      if (!answered[i]) batch[i].done(std::move(replies[i]));
   }
 }
 

@@ -32,14 +32,18 @@ struct Reply {
 };
 Reply error_reply(int status, const std::string& reason);  // {"error": reason}
 
-// What a batch function may send before its replies: a streamed request's partial result
-// after each step of the model (POST /api/<name>/stream; docs/17-serving.md#streaming).
-// Requests that do not stream ignore what is pushed for them.
+// What a batch function may send before it returns: a streamed request's partial result
+// after each step of the model (POST /api/<name>/stream; docs/17-serving.md#streaming), and
+// a request's reply as soon as it is ready (e.g. the short sentences of a batch, decoded first:
+// their clients send their next requests while the model works on the rest, so that the queue
+// holds work when the batch ends). Requests that do not stream ignore what is pushed for them.
 class Progress {
  public:
   using Sink = std::function<void(nlohmann::json partial)>;  // empty: the request does not stream
+  using Answer = std::function<void(std::size_t request, Reply reply)>;
   Progress() = default;
-  explicit Progress(std::vector<Sink> sinks) : sinks_(std::move(sinks)) {}
+  explicit Progress(std::vector<Sink> sinks, Answer answer = {})
+      : sinks_(std::move(sinks)), answer_(std::move(answer)) {}
   // Whether request `request` of the batch streams (so that its partial results are worth making).
   bool wanted(std::size_t request) const {
     return request < sinks_.size() && static_cast<bool>(sinks_[request]);
@@ -47,13 +51,24 @@ class Progress {
   void push(std::size_t request, nlohmann::json partial) const {
     if (wanted(request)) sinks_[request](std::move(partial));
   }
+  // Sends `reply` to request `request` now, leaving `reply` moved from, and returns true; the
+  // batch function's returned reply for that request is then not sent. Without an answerer (a
+  // batch function called directly, not by the queue) it returns false and leaves `reply`, which
+  // the batch function returns as usual. At most once per request.
+  bool answer(std::size_t request, Reply& reply) const {
+    if (!answer_) return false;
+    answer_(request, std::move(reply));
+    return true;
+  }
 
  private:
   std::vector<Sink> sinks_;
+  Answer answer_;
 };
 
-// A model's batch function: one reply per request, in order, and for streamed requests their
-// partial results on the way. Runs on the model thread only. A request it refuses (e.g. a text
+// A model's batch function: one reply per request, in order (those it sent early through
+// Progress::answer are ignored), and for streamed requests their partial results on the way.
+// Runs on the model thread only. A request it refuses (e.g. a text
 // longer than the model's positions) gets its own 400; an exception fails the whole batch with
 // 500.
 using BatchFunction = std::function<std::vector<Reply>(const std::string& endpoint,
@@ -63,11 +78,12 @@ using BatchFunction = std::function<std::vector<Reply>(const std::string& endpoi
 struct BatchOptions {
   std::size_t capacity = 256;       // requests waiting at most; one more is refused (503)
   std::size_t largest_batch = 256;  // requests in one model call at most
-  std::chrono::microseconds window{std::chrono::milliseconds(5)};  // wait for company this long
-  // The window closes early once this many wait (or largest_batch, if smaller). Requests that
-  // queued while the model was busy all go together, up to largest_batch: under load a batch
-  // grows past full_batch instead of leaving work behind (the batch function sorts by length).
-  std::size_t full_batch = 32;
+  // An idle model, woken by a request, waits this long for company before it starts. Requests
+  // that queued while the model was busy go at once, all together up to largest_batch: under
+  // load a batch grows past full_batch instead of leaving work behind (the batch function sorts
+  // by length), and the model never idles while work waits.
+  std::chrono::microseconds window{std::chrono::milliseconds(5)};
+  std::size_t full_batch = 32;  // the window closes early once this many wait
 };
 
 class BatchQueue {

@@ -1,7 +1,8 @@
 // tests/examples/base/serve/test_batch_queue.cpp — BatchQueue (examples/base/serve/batch_queue.h)
 // without a server: batches hold one endpoint's jobs in arrival order, a failing batch function
 // answers 500 to each of its jobs, a full queue refuses, stop() answers what waits with 503, and
-// what queued while the model was busy goes together, past full_batch up to largest_batch.
+// what queued while the model was busy goes together, at once (without the window), past
+// full_batch up to largest_batch, and a reply sent early (Progress::answer) is sent once.
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -181,4 +182,54 @@ TEST_CASE("batch queue: what queued while the model was busy goes as one batch, 
   std::lock_guard lock(mutex);
   // 1 alone, then the 40 that waited: 30 (largest_batch) and the 10 left, not ten batches of 4.
   CHECK(sizes == std::vector<size_t>{1, 30, 10});
+}
+
+TEST_CASE("batch queue: jobs that queued while the model was busy go without the window") {
+  std::atomic<bool> hold{true}, running{false};
+  BatchQueue queue([&](const std::string&, const std::vector<nlohmann::json>& requests,
+                       const Progress&) {
+    running = true;
+    while (hold) std::this_thread::sleep_for(1ms);
+    return std::vector<Reply>(requests.size(), Reply{200, {{"ok", true}}});
+  }, {64, 64, 60s, 2});  // an idle model waits a minute for a second job
+  auto first = push(queue, "x", 0), second = push(queue, "x", 1);  // full: no wait
+  while (!running) std::this_thread::sleep_for(1ms);
+  auto waited = push(queue, "x", 2);  // queued while the model works: one job, below full_batch
+  hold = false;
+  CHECK(first.get().status == 200);
+  CHECK(second.get().status == 200);
+  // Within 30 s, not after the minute's window: it went as soon as the model was free.
+  REQUIRE(waited.wait_for(30s) == std::future_status::ready);
+  CHECK(waited.get().status == 200);
+}
+
+TEST_CASE("batch queue: a reply sent early reaches its job before the batch ends, once") {
+  std::promise<void> early_seen;
+  std::future<void> seen = early_seen.get_future();
+  BatchQueue queue([&](const std::string&, const std::vector<nlohmann::json>& requests,
+                       const Progress& progress) {
+    std::vector<Reply> replies(requests.size(), Reply{200, {{"when", "returned"}}});
+    Reply early{200, {{"when", "early"}}};
+    CHECK(progress.answer(0, early));
+    CHECK(early.body.is_null());  // moved into the job's reply
+    // The batch does not end before job 0 has its reply.
+    CHECK(seen.wait_for(30s) == std::future_status::ready);
+    return replies;  // replies[0] is not sent: job 0 has been answered
+  }, {16, 8, 50ms});
+  auto promise = std::make_shared<std::promise<Reply>>();
+  std::future<Reply> zero = promise->get_future();
+  REQUIRE(queue.push({"x", {{"value", 0}}, [&, promise](Reply r) {
+                        promise->set_value(std::move(r));  // a second call would throw
+                        early_seen.set_value();
+                      }}));
+  auto one = push(queue, "x", 1);
+  CHECK(zero.get().body.at("when") == "early");
+  CHECK(one.get().body.at("when") == "returned");
+}
+
+TEST_CASE("batch queue: without a queue, Progress::answer leaves the reply to be returned") {
+  Progress progress;
+  Reply reply{200, {{"ok", true}}};
+  CHECK_FALSE(progress.answer(0, reply));
+  CHECK(reply.body.at("ok") == true);
 }

@@ -1,8 +1,9 @@
 // tests/examples/base/serve/test_http_server.cpp — the server (examples/base/serve/) with the
 // translator's service (examples/translate/live.h) on an ephemeral port of 127.0.0.1: every
 // endpoint, answers equal to the offline translation, every refusal with its status and reason,
-// N concurrent clients answered as sequential ones, a full queue answered 503 at once, and
-// requests that arrive together batched. The model: the tiny checkpoint of the fuzz corpus.
+// N concurrent clients answered as sequential ones, a full queue answered 503 at once,
+// requests that arrive together batched, and a batch answered in length-sorted sub-batches.
+// The model: the tiny checkpoint of the fuzz corpus.
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -208,6 +209,50 @@ TEST_CASE("serve: N concurrent clients get the answers of sequential ones") {
     }));
   }
   for (auto& client : clients) CHECK(client.get());
+}
+
+TEST_CASE("serve: a batch answered in length-sorted sub-batches gives each request its answer "
+          "alone, shortest first, each as soon as decoded") {
+  const translate::Translator& translator = tiny_translator();
+  std::vector<nlohmann::json> requests;
+  for (size_t i = 0; i < kSentences.size(); ++i)
+    requests.push_back({{"text", kSentences[i]}, {"details", i % 2 == 1}});
+  requests.push_back({{"text", "   "}});  // blank: answered before any decoding
+  std::vector<std::pair<size_t, serve::Reply>> answered;  // in the order they were sent
+  const serve::Progress progress({}, [&](size_t request, serve::Reply reply) {
+    answered.emplace_back(request, std::move(reply));
+  });
+  // Sub-batches of at most 2: the six sentences in three, the blank text before them.
+  const auto returned = translate::translate_requests(translator, requests, 64, progress, 2);
+  REQUIRE(returned.size() == requests.size());
+  REQUIRE(answered.size() == requests.size());
+  CHECK(answered[0].first == kSentences.size());
+  size_t previous_length = 0;
+  std::vector<int> times_answered(requests.size(), 0);
+  for (const auto& [request, reply] : answered) {
+    CAPTURE(request);
+    ++times_answered[request];
+    const serve::Reply alone = translate::translate_requests(translator, {requests[request]}, 64)[0];
+    REQUIRE(reply.status == 200);
+    if (request == kSentences.size()) {
+      CHECK(reply.body == alone.body);
+      continue;
+    }
+    // The maps of a padded batch equal the sentence's alone within float32's rounding
+    // (tests/examples/serve/serve_maps.py); everything else is equal.
+    for (const char* field : {"translation", "source_pieces", "output_pieces", "beam"})
+      CHECK(reply.body.at(field) == alone.body.at(field));
+    CHECK(reply.body.contains("sentence") == requests[request].at("details").get<bool>());
+    if (!requests[request].at("details").get<bool>()) CHECK(reply.body == alone.body);
+    const size_t length = translator.source_tokenizer.encode(kSentences[request]).size();
+    CHECK(length >= previous_length);  // shortest first
+    previous_length = length;
+  }
+  CHECK(times_answered == std::vector<int>(requests.size(), 1));
+  // Called without an answerer (not from the queue), the same replies come back as usual.
+  const auto direct = translate::translate_requests(translator, requests, 64, {}, 2);
+  for (const auto& [request, reply] : answered)
+    CHECK(direct[request].body.at("translation") == reply.body.at("translation"));
 }
 
 namespace {
