@@ -108,7 +108,7 @@ void Trainer::restore(const CheckpointData& checkpoint, const TrainerState& stat
 void refuse_endless_decay(const TrainerOptions& options, bool decay_to_end) {
   if (decay_to_end && options.steps == 0 && options.epochs == 0 && !(options.minutes > 0))
     throw std::invalid_argument("train: the schedule decays to the run's last step, so it needs "
-                                "--steps, --epochs or --minutes");
+                                "--steps, --epochs or --minutes (or --schedule inverse-sqrt)");
 }
 
 // The plan at the start (first_plan); replan() estimates T under --minutes.
