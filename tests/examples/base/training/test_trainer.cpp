@@ -382,7 +382,7 @@ TEST_CASE("trainer: --schedule linear without --steps, --epochs or --minutes is 
   CHECK_THROWS_WITH(Trainer(task, options, line_recipe_to_end(), parallel, progress, run,
                             std::chrono::steady_clock::now()),
                     "train: the schedule decays to the run's last step, so it needs --steps, "
-                    "--epochs or --minutes");
+                    "--epochs or --minutes (or --schedule inverse-sqrt)");
   options.epochs = 1;
   CHECK_NOTHROW(Trainer(task, options, line_recipe_to_end(), parallel, progress, run,
                         std::chrono::steady_clock::now()));
