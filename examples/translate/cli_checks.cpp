@@ -26,6 +26,7 @@ constexpr CheckpointedFlag kCheckpointedFlags[] = {
     {"--vocab", "run", "vocab_size"},       {"--max-tokens", "run", "max_tokens"},
     {"--warmup", "run", "warmup_steps"},    {"--lr-factor", "run", "lr_factor"},
     {"--schedule", "run", "schedule"},      {"--lr-floor", "run", "lr_floor"},
+    {"--ema", "run", "ema"},
     {"--label-smoothing", "run", "label_smoothing"}, {"--seed", "run", "seed"},
     {"--d-model", "model", "d_model"},      {"--heads", "model", "heads"},
     {"--encoder-layers", "model", "encoder_layers"},

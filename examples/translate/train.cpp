@@ -152,6 +152,7 @@ nlohmann::json with_schedule_of_older_runs(nlohmann::json config) {
     nlohmann::json& run = config["run"];
     if (!run.contains("schedule")) run["schedule"] = "inverse-sqrt";
     if (!run.contains("lr_floor")) run["lr_floor"] = 0.0;
+    if (!run.contains("ema")) run["ema"] = 0.0;
   }
   return config;
 }
@@ -170,6 +171,7 @@ RunConfig read_run_config(const nlohmann::json& config, const std::string& file)
       refuse_field("schedule", run.schedule, "\"inverse-sqrt\" or \"linear\"");
     if (!(run.lr_floor >= 0 && run.lr_floor <= 1))
       refuse_field("lr_floor", run.lr_floor, "from 0 to 1");
+    if (!(run.ema >= 0 && run.ema < 1)) refuse_field("ema", run.ema, "from 0 to below 1");
     check_optimizer_settings(run);
   });
 }
@@ -192,6 +194,7 @@ std::string train(const TrainOptions& requested, nn::distributed::Communicator& 
       optimizer_recipe(options.run, translator.config.d_model, {.beta2 = 0.98, .eps = 1e-9});
   recipe.decay_to_end = options.run.schedule == "linear";
   recipe.lr_floor = options.run.lr_floor;
+  recipe.ema_decay = options.run.ema;
   return session.train(task, recipe).last_checkpoint;
 }
 

@@ -31,23 +31,26 @@ struct RunConfig {
   // straight line down to lr_floor · peak at the run's last step, nn::decay_to_end).
   std::string schedule = "inverse-sqrt";
   double lr_floor = 0;              // with "linear": the rate at the last step, a share of the peak
+  // Above 0: the decay of a moving average of the weights (nn/optim/ema.h), which the dev loss
+  // and the checkpoint's model are; 0: none.
+  double ema = 0;
   double clip_norm = 1.0;
   uint64_t seed = 1;                // weights, dropout and batch order
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RunConfig, data_path, max_words, split_seed, vocab_size,
                                    max_tokens, label_smoothing, warmup_steps, lr_factor, schedule,
-                                   lr_floor, clip_norm, seed)
+                                   lr_floor, ema, clip_norm, seed)
 
 // The schedules RunConfig::schedule names.
 inline constexpr const char* kSchedules[] = {"inverse-sqrt", "linear"};
 
 // config.json's "run" section, each field as RunConfig defines it (16.5 or -1 in an integer
 // field refused) and in the range the command line accepts; throws std::runtime_error
-// "<file>: run: '<field>' is ..., not ...". A run saved before schedules were chosen (no
-// "schedule", no "lr_floor") reads as it trained: "inverse-sqrt".
+// "<file>: run: '<field>' is ..., not ...". A run saved before schedules and averages were
+// chosen (no "schedule", "lr_floor" or "ema") reads as it trained: "inverse-sqrt", no average.
 RunConfig read_run_config(const nlohmann::json& config, const std::string& file);
-// config.json as a run saved before schedules were chosen trained: its "run" without
-// "schedule" (or "lr_floor") given "inverse-sqrt" (and 0); anything else left as it is.
+// config.json as a run saved before schedules and averages were chosen trained: its "run"
+// without "schedule", "lr_floor" or "ema" given "inverse-sqrt", 0 and 0; the rest as it is.
 nlohmann::json with_schedule_of_older_runs(nlohmann::json config);
 
 // How long and how often, by default: into runs/spa-eng, with a dev evaluation (loss and

@@ -21,7 +21,7 @@ fresh_work_dir "$work"
 
 sentences=("El gato come pan." "¿El perro tiene agua?" "El niño ve leche."
            "¿El caballo quiere fruta?" "El pájaro tiene carne." "Un perro azul.")
-printf '%s\n' "${sentences[@]}" | "$binary" translate --model "$work/run" > "$work/atencion.txt"
+printf '%s\n' "${sentences[@]}" | "$binary" translate --model "$work/run" --beam 1 > "$work/atencion.txt"
 "$python" "$here/../../tools/export_torch.py" translate --model "$work/run" "${sentences[@]}" \
   > "$work/torch.txt"
 echo "atencion-translate | tools/export_torch.py:"
@@ -30,7 +30,7 @@ diff "$work/atencion.txt" "$work/torch.txt" ||
   { echo "the torch export translates differently"; exit 1; }
 # The length rule, checked below: at most --max-length pieces.
 printf '%s\n' "${sentences[@]}" > "$work/sentences.txt"
-"$binary" translate --model "$work/run" --max-length 3 < "$work/sentences.txt" \
+"$binary" translate --model "$work/run" --beam 1 --max-length 3 < "$work/sentences.txt" \
   > "$work/atencion-max-length-3.txt"
 
 "$logits_program" "$work/run" "$work/logits.safetensors" "${sentences[@]}"

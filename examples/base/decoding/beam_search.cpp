@@ -47,22 +47,26 @@ struct BeamSearch {
 
 // One step of one start's search: its alive hypotheses' rows of log-probabilities (`rows`,
 // each `vocab` wide, the first at batch row `first_row`) give alive × vocab one-token
-// extensions; the `beam` best go on, those ending in eos as finished. The batch rows the
-// survivors extend are appended to `parents`, unless the search is now done.
+// extensions, ranked best first. Of the `beam` best, those ending in eos are finished; the
+// others go on, and the next best (up to rank 2 · beam) fill the places the finished ones left,
+// so that `beam` hypotheses stay alive (as fairseq's and Hugging Face's beam searches do). An
+// eos candidate ranked below `beam` is not finished: it was not among the best. The batch rows
+// the survivors extend are appended to `parents`, unless the search is now done.
 void extend_beams(BeamSearch& search, const double* rows, int64_t vocab, int64_t first_row,
                   const SearchOptions& options, const std::vector<char>& allowed,
                   std::vector<int64_t>& parents) {
   const int64_t alive = static_cast<int64_t>(search.beams.size());
   std::vector<Candidate> candidates;
   for (int64_t b = 0; b < alive; ++b)
-    best_of_row(rows + b * vocab, vocab, search.beams[b].log_prob, b, options.beam, allowed,
+    best_of_row(rows + b * vocab, vocab, search.beams[b].log_prob, b, 2 * options.beam, allowed,
                 candidates);
-  const int64_t keep = std::min<int64_t>(options.beam, candidates.size());
-  std::partial_sort(candidates.begin(), candidates.begin() + keep, candidates.end(), better);
+  const int64_t ranked = std::min<int64_t>(2 * options.beam, candidates.size());
+  std::partial_sort(candidates.begin(), candidates.begin() + ranked, candidates.end(), better);
   std::vector<Hypothesis> next;
   std::vector<int64_t> next_parents;
-  for (int64_t c = 0; c < keep; ++c) {
+  for (int64_t c = 0; c < ranked && static_cast<int64_t>(next.size()) < options.beam; ++c) {
     const int64_t b = candidates[c].second / vocab, token = candidates[c].second % vocab;
+    if (token == options.eos_id && c >= options.beam) continue;
     Hypothesis extended{search.beams[b].prefix, candidates[c].first};
     extended.prefix.push_back(token);
     if (token == options.eos_id) {
@@ -78,18 +82,23 @@ void extend_beams(BeamSearch& search, const double* rows, int64_t vocab, int64_t
   if (!search.done) parents.insert(parents.end(), next_parents.begin(), next_parents.end());
 }
 
-// The best of a search's finished hypotheses and those still alive, by log p / lp(n), n =
-// tokens after the start, without the start and eos: its answer once it stops (at max_length,
-// or when enough had finished), and its best guess so far before.
+// The best hypothesis by log p / lp(n), n = tokens after the start, without the start and eos:
+// its answer once it stops, and its best guess so far before. A search that stopped because
+// `beam` hypotheses had finished answers with one of them: an alive prefix has not paid for its
+// remaining tokens and its eos yet, so its score is not comparable (it would win by being cut
+// short). Before that, and after max_length steps, the alive ones count too (they ran out of
+// steps).
 std::vector<int64_t> best_output(const BeamSearch& search, const SearchOptions& options) {
   auto score = [&](const Hypothesis& h) {
     const double n = static_cast<double>(h.prefix.size() - search.start_length);
     return h.log_prob / std::pow((5.0 + n) / 6.0, options.length_penalty);
   };
   const Hypothesis* best = nullptr;
+  const bool finished_only = search.done && !search.finished.empty();
   for (const auto* hypotheses : {&search.finished, &search.beams})
     for (const Hypothesis& h : *hypotheses)
-      if (best == nullptr || score(*best) < score(h)) best = &h;
+      if (hypotheses == &search.finished || !finished_only)
+        if (best == nullptr || score(*best) < score(h)) best = &h;
   std::vector<int64_t> output;
   for (size_t i = search.start_length; i < best->prefix.size() && best->prefix[i] != options.eos_id;
        ++i)

@@ -70,8 +70,27 @@ TrainerState read_trainer_state(const nlohmann::json& trainer, const std::string
   return state;
 }
 
+std::map<std::string, Tensor> take_trained_weights(NamedTensors& optimizer_state) {
+  const std::string prefix = kTrainedWeights;
+  std::map<std::string, Tensor> trained;
+  NamedTensors adam;
+  for (auto& [name, tensor] : optimizer_state) {
+    if (name.rfind(prefix, 0) == 0)
+      trained.emplace(name.substr(prefix.size()), tensor);
+    else
+      adam.emplace_back(name, tensor);
+  }
+  optimizer_state = std::move(adam);
+  return trained;
+}
+
 void load_optimizer_state(nn::Adam& optimizer, const CheckpointData& checkpoint,
                           bool fresh_optimizer) {
+  load_optimizer_state(optimizer, checkpoint.optimizer, checkpoint, fresh_optimizer);
+}
+
+void load_optimizer_state(nn::Adam& optimizer, const NamedTensors& state,
+                          const CheckpointData& checkpoint, bool fresh_optimizer) {
   const std::string file =
       (std::filesystem::path(checkpoint.directory) / "optimizer.safetensors").string();
   if (fresh_optimizer) return;  // Adam starts from zero moments, as asked
@@ -80,7 +99,7 @@ void load_optimizer_state(nn::Adam& optimizer, const CheckpointData& checkpoint,
                              "from zero moments and the run would not continue exactly; pass "
                              "--fresh-optimizer to resume so anyway");
   try {
-    optimizer.load_state_dict(checkpoint.optimizer);
+    optimizer.load_state_dict(state);
   } catch (const std::exception& error) {
     throw std::runtime_error(file + ": " + error.what());
   }

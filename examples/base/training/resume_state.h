@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "base/data/batching.h"
@@ -36,11 +37,20 @@ struct TrainerState {
 // Throws std::runtime_error "<file>: '<field>' is ..., not ..." for a value no save writes.
 TrainerState read_trainer_state(const nlohmann::json& trainer, const std::string& file);
 
+// The prefix, in optimizer.safetensors, of the weights a run trained when model.safetensors
+// holds their moving average (OptimizerRecipe::ema_decay): "weights.<parameter name>".
+constexpr const char* kTrainedWeights = "weights.";
+// Those entries, by parameter name, taken out of `optimizer_state` (which keeps Adam's).
+std::map<std::string, Tensor> take_trained_weights(NamedTensors& optimizer_state);
+
 // Adam's moments and step counts from the checkpoint. Without optimizer.safetensors the
 // resumed run would not continue exactly (Adam would restart from zero moments): refused unless
 // `fresh_optimizer` (--fresh-optimizer), which starts Adam afresh whether or not a state is
 // there. Errors name the file.
 void load_optimizer_state(nn::Adam& optimizer, const CheckpointData& checkpoint,
                           bool fresh_optimizer);
+// The same with Adam's part of the checkpoint's optimizer.safetensors in `state`.
+void load_optimizer_state(nn::Adam& optimizer, const NamedTensors& state,
+                          const CheckpointData& checkpoint, bool fresh_optimizer);
 
 }  // namespace atencion::examples

@@ -23,6 +23,12 @@ std::vector<Variable> trainable_values(const nn::Module& model) {
   return values;
 }
 
+std::vector<std::string> trainable_names(const nn::Module& model) {
+  std::vector<std::string> names;
+  for (auto& [name, parameter] : nn::trainable_parameters(model)) names.push_back(name);
+  return names;
+}
+
 }  // namespace
 
 OpenedRun open_run(const TrainerOptions& options, const DataParallel& parallel,
@@ -60,12 +66,16 @@ Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerReci
       decay_to_end_(recipe.decay_to_end && !recipe.fine_tune),
       lr_floor_(recipe.lr_floor),
       clip_norm_(recipe.clip_norm),
+      trainable_names_(trainable_names(task.model())),
       reducer_(parallel.gradient_reducer(optimizer_.parameters())),
       start_time_(start_time) {
   if (recipe.d_model < 1 && !recipe.fine_tune)
     throw std::invalid_argument("Trainer: the recipe's d_model is " +
                                 std::to_string(recipe.d_model) + ", not the model's width");
   refuse_endless_decay(options_, decay_to_end_);
+  // The average starts at the weights the model holds: fresh ones, or a resumed run's average
+  // (its model.safetensors); restore() then gives the model back the weights it trained.
+  if (recipe.ema_decay > 0) average_.emplace(optimizer_.parameters(), recipe.ema_decay);
   if (run.checkpoint) restore(*run.checkpoint, run.state);
   if (decay_to_end_) plan_schedule(run.state.schedule);
   loop_start_ = Clock::now();
@@ -76,7 +86,11 @@ Trainer::Trainer(TrainingTask& task, TrainerOptions options, const OptimizerReci
 // The optimizer's moments, the step, the batch stream's place, the clock, the curves and the
 // dropout generators, as the checkpoint left them: the run goes on as if never stopped.
 void Trainer::restore(const CheckpointData& checkpoint, const TrainerState& state) {
-  load_optimizer_state(optimizer_, checkpoint, options_.fresh_optimizer);
+  NamedTensors adam_state = checkpoint.optimizer;
+  const std::map<std::string, Tensor> trained = take_trained_weights(adam_state);
+  if (average_ && !options_.fresh_optimizer)  // fresh: train on from the average
+    restore_trained_weights(trained, checkpoint.directory + "/optimizer.safetensors");
+  load_optimizer_state(optimizer_, adam_state, checkpoint, options_.fresh_optimizer);
   step_ = state.step;
   seconds_before_ = state.seconds;
   history_ = state.history;
@@ -140,6 +154,51 @@ double Trainer::learning_rate() const {
   return schedule_.learning_rate(step_);
 }
 
+// The weights an averaged run trained, by name, into the model, which holds their average.
+void Trainer::restore_trained_weights(const std::map<std::string, Tensor>& trained,
+                                      const std::string& file) {
+  const std::vector<Variable>& parameters = optimizer_.parameters();
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const std::string name = kTrainedWeights + trainable_names_[i];
+    const auto found = trained.find(trainable_names_[i]);
+    if (found == trained.end())
+      throw std::runtime_error("train --resume: " + file + " has no '" + name + "' (the " +
+                               "weights trained, beside their average); pass " +
+                               "--fresh-optimizer to train on from the average");
+    if (found->second.shape() != parameters[i].shape() ||
+        found->second.dtype() != parameters[i].value().dtype())
+      throw std::runtime_error("train --resume: " + file + ": '" + name + "' is " +
+                               shape_to_string(found->second.shape()) + ", the model's " +
+                               shape_to_string(parameters[i].shape()));
+    Variable parameter = parameters[i];  // a handle: its value is the model's
+    parameter.mutable_value() = found->second.clone();
+  }
+}
+
+// The dev loss, of the average when there is one; with `measures`, the task's measures of
+// the same weights too.
+double Trainer::evaluate(std::vector<std::pair<std::string, double>>* measures) {
+  if (average_) average_->swap();
+  const double loss = task_.evaluation_loss();
+  if (measures && std::isfinite(loss)) *measures = task_.evaluation_measures(loss);
+  if (average_) average_->swap();
+  return loss;
+}
+
+// The task's checkpoint (of the average when there is one) and the optimizer's state (with the
+// weights trained beside the average).
+CheckpointData Trainer::checkpoint_data() {
+  if (average_) average_->swap();
+  CheckpointData data = task_.checkpoint();
+  if (average_) average_->swap();
+  data.optimizer = optimizer_.state_dict();
+  if (average_)
+    for (size_t i = 0; i < trainable_names_.size(); ++i)
+      data.optimizer.emplace_back(kTrainedWeights + trainable_names_[i],
+                                  optimizer_.parameters()[i].value());
+  return data;
+}
+
 double Trainer::training_seconds() const {
   return seconds_before_ + std::chrono::duration<double>(Clock::now() - loop_start_).count();
 }
@@ -168,7 +227,7 @@ std::string Trainer::run() {
       evaluate_between();
   }
   if (step_ != saved_step_) save();  // the end, unless that step's checkpoint was just written
-  if (std::isnan(dev_loss_)) dev_loss_ = task_.evaluation_loss();  // every process: see save()
+  if (std::isnan(dev_loss_)) dev_loss_ = evaluate();  // every process: see save()
   if (!parallel_.is_main()) return last_checkpoint_;
   say_summary();
   return last_checkpoint_;
@@ -202,6 +261,7 @@ double Trainer::step() {
   const double rate = learning_rate();
   optimizer_.set_learning_rate(rate);
   optimizer_.step();
+  if (average_) average_->update(step_);
   account(loss, batch, rate);
   if (decay_to_end_ && options_.minutes > 0) replan();  // for the steps after this one
   return loss;
@@ -283,21 +343,23 @@ nlohmann::json Trainer::trainer_state() const {
 }
 
 // The dev loss of this step on every process (a task may share the held-out batches out, as
-// the GPT's does) and, on rank 0, the task's measures: a dev_history point {step, seconds,
-// dev_loss, measures...} at the training time it began, and its text for a line. Once a step:
-// the end's checkpoint keeps an evaluation of its step. A NaN or an infinity stops training.
-void Trainer::evaluate() {
+// the GPT's does) and, on rank 0, the task's measures, both of the average when there is one:
+// a dev_history point {step, seconds, dev_loss, measures...} at the training time it began,
+// and its text for a line. Once a step: the end's checkpoint keeps an evaluation of its step.
+// A NaN or an infinity stops training.
+void Trainer::record_evaluation() {
   if (evaluated_step_ == step_) return;
   evaluated_step_ = step_;
   const double seconds = training_seconds();
-  dev_loss_ = task_.evaluation_loss();
+  std::vector<std::pair<std::string, double>> measures;
+  dev_loss_ = evaluate(parallel_.is_main() ? &measures : nullptr);
   if (!parallel_.is_main()) return;
   if (!std::isfinite(dev_loss_)) stop_non_finite("dev loss " + std::to_string(dev_loss_));
   nlohmann::json dev_point = {{"step", step_}, {"seconds", seconds}, {"dev_loss", dev_loss_}};
   char dev_loss_text[32];
   std::snprintf(dev_loss_text, sizeof dev_loss_text, "%.3f", dev_loss_);
   measured_ = std::string("dev loss ") + dev_loss_text;
-  for (const auto& [name, value] : task_.evaluation_measures(dev_loss_)) {
+  for (const auto& [name, value] : measures) {
     dev_point[name] = value;
     char value_text[32];
     std::snprintf(value_text, sizeof value_text, "%.3f", value);
@@ -312,7 +374,7 @@ void Trainer::evaluate() {
 // time is left out of the speed of the steps around it.
 void Trainer::evaluate_between() {
   const Clock::time_point start = Clock::now();
-  evaluate();
+  record_evaluation();
   const Clock::duration spent = Clock::now() - start;
   history_interval_.start += spent;
   line_interval_.start += spent;
@@ -328,10 +390,9 @@ void Trainer::evaluate_between() {
 void Trainer::save() {
   parallel_.check_parameters_identical(optimizer_.parameters(), step_);
   saved_step_ = step_;
-  evaluate();
+  record_evaluation();
   if (!parallel_.is_main()) return;
-  CheckpointData data = task_.checkpoint();
-  data.optimizer = optimizer_.state_dict();
+  CheckpointData data = checkpoint_data();
   data.trainer = trainer_state();
   try {
     last_checkpoint_ = save_checkpoint(options_.out_dir, step_, data);

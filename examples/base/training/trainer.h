@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,6 +32,7 @@
 #include "nlohmann/json.hpp"
 #include "nn/module.h"
 #include "nn/optim/adam.h"
+#include "nn/optim/ema.h"
 #include "nn/optim/schedule.h"
 
 namespace atencion::examples {
@@ -79,6 +81,10 @@ struct OptimizerRecipe {
   // (nn::decay_to_end; its last step from the limits, schedule_plan.h).
   bool decay_to_end = false;
   double lr_floor = 0;
+  // Above 0: a moving average of the weights with this decay (nn/optim/ema.h), which the dev
+  // loss is measured on and the checkpoint's model.safetensors holds; the weights trained go on
+  // in optimizer.safetensors as "weights.<name>" (kTrainedWeights), for --resume.
+  double ema_decay = 0;
 };
 
 // A run that decays to its end needs an end: refuses (std::invalid_argument, one line naming
@@ -154,6 +160,10 @@ class Trainer {
   void plan_schedule(const SchedulePlan& recorded);
   void replan();
   double learning_rate() const;
+  void restore_trained_weights(const std::map<std::string, Tensor>& trained,
+                               const std::string& file);
+  double evaluate(std::vector<std::pair<std::string, double>>* measures = nullptr);
+  CheckpointData checkpoint_data();
   bool limit_reached() const;
   double seconds_left() const;
   void account(double loss, const StepLoss& batch, double learning_rate);
@@ -161,7 +171,7 @@ class Trainer {
   ProgressLine progress_line(const Interval& interval, double learning_rate) const;
   void say_summary() const;
   void save();
-  void evaluate();
+  void record_evaluation();
   void evaluate_between();
   nlohmann::json trainer_state() const;
   [[noreturn]] void stop_non_finite(const std::string& what) const;
@@ -178,6 +188,8 @@ class Trainer {
   SchedulePlan plan_;  // of decay_to_end: its last step T and warm-up (schedule_plan.h)
   int64_t last_step_of_limits_ = 0;  // T by --steps or --epochs; 0 = none
   double clip_norm_;
+  std::vector<std::string> trainable_names_;  // of optimizer_.parameters(), in their order
+  std::optional<nn::ExponentialMovingAverage> average_;  // with ema_decay
   std::unique_ptr<nn::distributed::GradientReducer> reducer_;  // null on one process
 
   Clock::time_point start_time_, loop_start_;

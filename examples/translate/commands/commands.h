@@ -10,6 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "base/cli/program.h"
 #include "nn/distributed.h"
+#include "translate/cli_checks.h"
 #include "translate/decode.h"
 
 namespace atencion::examples::translate {
@@ -21,14 +22,14 @@ Subcommand add_eval_command(CLI::App& app);
 Subcommand add_show_command(CLI::App& app);
 Subcommand add_serve_command(CLI::App& app);  // commands/serve.cpp
 
-// --model, --beam, --max-length, --batch-size, and --sample with --temperature, --top-k, --top-p
-// and --seed, as translate and eval take them.
+// --model, --beam, --length-penalty, --max-length, --batch-size, and --sample with --temperature,
+// --top-k, --top-p and --seed, as translate and eval take them (--sample makes the beam 1).
 void add_decode_options(CLI::App* command, std::string& model_dir, decoding::DecodeOptions& decode);
 
 struct EvalOptions {
   std::string model_dir = "runs/spa-eng";
   std::string data_path;  // "" = the test split of the data the model was trained on
-  decoding::DecodeOptions decode = decode_options(1, 64);
+  decoding::DecodeOptions decode = decode_options(kDefaultBeam, 64);
   int64_t samples = 5;    // sample translations to print
   int64_t limit = 0;      // score only the first N pairs (0 = all)
 };

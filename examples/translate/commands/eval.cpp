@@ -73,14 +73,22 @@ void add_decode_options(CLI::App* command, std::string& model_dir, decoding::Dec
   command->add_option("--model", model_dir, "run or checkpoint directory")->capture_default_str();
   CLI::Option* beam = command->add_option("--beam", decode.beam, "beam width (1: greedy)")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, kLargestBeam));
+  command->add_option("--length-penalty", decode.length_penalty,
+                      "alpha of beam search's length penalty ((5 + n) / 6)^alpha (0: none)")
+      ->capture_default_str()->check(CLI::Range(0.0, 10.0))->needs(beam);
   command->add_option("--max-length", decode.max_length, "longest translation, in pieces")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, kLongestMaxLen));
   command->add_option("--batch-size", decode.batch_size, "sentences decoded at once")
       ->capture_default_str()->check(CLI::Range(int64_t{1}, kLargestBatch));
   CLI::Option* sample =
-      command->add_flag("--sample", decode.sample,
-                        "draw each piece by chance (--temperature, --top-k, --top-p, --seed) "
-                        "instead of searching for the most probable translation")
+      command->add_flag_function(
+              "--sample",
+              [&decode](int64_t) {
+                decode.sample = true;
+                decode.beam = 1;  // sampling draws one output per source, no beam
+              },
+              "draw each piece by chance (--temperature, --top-k, --top-p, --seed) "
+              "instead of searching for the most probable translation")
           ->excludes(beam);
   const SamplingFlags sampling = add_sampling_options(command, decode.sampling);
   for (CLI::Option* option : {sampling.temperature, sampling.top_k, sampling.top_p, sampling.seed})

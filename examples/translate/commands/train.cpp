@@ -12,6 +12,17 @@
 namespace atencion::examples::translate {
 namespace {
 
+// A decay: below 1 (at_least(0) refuses what is below 0).
+CLI::Validator below_one() {
+  return CLI::Validator(
+      [](std::string& text) {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value)) return "'" + text + "' is not a number";
+        return value < 1 ? std::string() : "must be below 1, not " + text;
+      },
+      "below 1");
+}
+
 // What defines the run (RunConfig, config.json's "run"): fixed once it starts.
 void add_run_options(CLI::App* command, RunConfig& run) {
   command->add_option("--data", run.data_path, "pairs file (default: the shipped Tatoeba pairs)")
@@ -34,6 +45,10 @@ void add_run_options(CLI::App* command, RunConfig& run) {
   command->add_option("--lr-floor", run.lr_floor,
                       "with --schedule linear: the rate at the last step, a share of the peak")
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  command->add_option("--ema", run.ema,
+                      "decay of a moving average of the weights, which the dev loss and the "
+                      "checkpoint's model are (0: none; e.g. 0.999)")
+      ->capture_default_str()->check(at_least(0))->check(below_one());
   command->add_option("--label-smoothing", run.label_smoothing)
       ->capture_default_str()->check(CLI::Range(0.0, 1.0));
   command->add_option("--seed", run.seed)->capture_default_str()->check(seed_number());

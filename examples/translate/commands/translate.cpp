@@ -14,7 +14,7 @@ namespace {
 
 struct TranslateOptions {
   std::string model_dir = "runs/spa-eng";
-  decoding::DecodeOptions decode = decode_options(1, 64);
+  decoding::DecodeOptions decode = decode_options(kDefaultBeam, 64);
   std::vector<std::string> sentences;  // none: read stdin
 };
 

@@ -476,12 +476,14 @@ TEST_CASE("train: config.json of a run saved before --schedule reads as inverse-
   CHECK(config.at("run").at("schedule") == "inverse-sqrt");
   config["run"].erase("schedule");
   config["run"].erase("lr_floor");
+  config["run"].erase("ema");
   write_text(dir + "/config.json", config.dump());
   write_manifest(dir);
   const std::string file = dir + "/config.json";
   const RunConfig older = read_run_config(config, file);
   CHECK(older.schedule == "inverse-sqrt");
   CHECK(older.lr_floor == 0);
+  CHECK(older.ema == 0);
   options.trainer.resume = true;
   options.trainer.steps = 6;
   CHECK(load_checkpoint(train(options)).trainer.at("step") == 6);
@@ -493,6 +495,48 @@ TEST_CASE("train: config.json of a run saved before --schedule reads as inverse-
   config["run"]["lr_floor"] = 1.5;
   CHECK_THROWS_WITH(read_run_config(config, file),
                     file + ": run: 'lr_floor' is 1.5, not from 0 to 1");
+  config["run"]["lr_floor"] = 0.0;
+  config["run"]["ema"] = 1.0;
+  CHECK_THROWS_WITH(read_run_config(config, file),
+                    file + ": run: 'ema' is 1.0, not from 0 to below 1");
+}
+
+TEST_CASE("train --ema: the checkpoint's model is the average, and a resumed run ends with the "
+          "bits of one never stopped", "[translate][checkpoint][train][ema]") {
+  TempDir work("ema");
+  const std::string data = work / "pairs.tsv";
+  write_tiny_pairs(data);
+  auto averaged = [&](const std::string& out, double ema) {
+    TrainOptions options = tiny_training(data, out, 0, /*dropout=*/0.1);
+    options.run.ema = ema;
+    options.trainer.steps = 10;
+    options.trainer.checkpoint_every = 4;
+    return options;
+  };
+  const CheckpointData whole = load_checkpoint(train(averaged(work / "straight", 0.9)));
+  const CheckpointData plain = load_checkpoint(train(averaged(work / "plain", 0)));
+  // The average changes nothing of the training: the weights trained are the plain run's.
+  NamedTensors optimizer_state = whole.optimizer;
+  const auto trained = take_trained_weights(optimizer_state);
+  REQUIRE(trained.size() == plain.model.size());
+  for (const auto& [name, tensor] : plain.model) {
+    INFO(name);
+    CHECK(trained.at(name).to_vector() == tensor.to_vector());
+  }
+  require_same_tensors(optimizer_state, plain.optimizer);  // Adam's moments too
+  // The model saved is the average, which is not the weights.
+  CHECK(whole.model[0].second.to_vector() != plain.model[0].second.to_vector());
+  CHECK(whole.trainer.at("dev_loss") != plain.trainer.at("dev_loss"));
+
+  train(averaged(work / "interrupted", 0.9));
+  fs::remove_all(work / "interrupted/step-00000010");  // lost: go on from step 8
+  TrainOptions resume = averaged(work / "interrupted", 0.9);
+  resume.run = RunConfig{};
+  resume.trainer.resume = true;
+  const CheckpointData after = load_checkpoint(train(resume));
+  require_same_tensors(after.model, whole.model);
+  require_same_tensors(after.optimizer, whole.optimizer);
+  CHECK(after.trainer.at("dev_loss") == whole.trainer.at("dev_loss"));
 }
 
 TEST_CASE("checkpoint: the format is recorded, and its manifest required",

@@ -46,6 +46,7 @@ class BigramScorer : public NextTokenScorer {
     last_ = prefixes;
     kept_.clear();
     ++calls;
+    rows_per_call.push_back(prefixes.size());
     std::vector<double> values;
     for (const auto& prefix : prefixes)
       values.insert(values.end(), table_[prefix.back()].begin(), table_[prefix.back()].end());
@@ -54,6 +55,7 @@ class BigramScorer : public NextTokenScorer {
   }
   void keep_rows(const std::vector<int64_t>& parents) override { kept_ = parents; }
   int calls = 0;
+  std::vector<size_t> rows_per_call;
 
  private:
   std::vector<std::vector<double>> table_;
@@ -137,6 +139,29 @@ TEST_CASE("search: a beam wide enough finds the most probable output, width 1 is
     CHECK(beam_search(one, {start}, options(1, max_length)) ==
           greedy(plain, {start}, options(1, max_length)));
   }
+}
+
+TEST_CASE("search: a beam stays full when some finish, and answers with a finished one",
+          "[search]") {
+  // Probabilities by hand (each row's logits are its log-probabilities; 0 is never output):
+  //   after 1: 2 (0.5), eos (0.3), 3 (0.2)     after 2: 4 (0.9), eos (0.1)
+  //   after 3: eos (0.9), 4 (0.1)               after 4: 4 (0.5), eos (0.5)
+  // Beam 2 from [1]. Step 1 ranks [1 2] (log p -0.69), [1 eos] (-1.20), [1 3] (-1.61): [1 eos]
+  // is in the best two, so it finishes, and [1 3], the next, takes its place: 2 rows go on.
+  // Step 2 ranks [1 2 4] (-0.80), [1 3 eos] (-1.71), [1 2 eos] (-3.00): [1 3 eos] finishes,
+  // the second, and the search stops. [1 2 4] scores best only because it has not yet paid
+  // for its end; the answer is the best finished one, [1 eos]: the empty output.
+  const double tiny = std::log(1e-12);
+  std::vector<std::vector<double>> table(kVocab, std::vector<double>(kVocab, tiny));
+  auto set = [&](int64_t after, int64_t token, double p) { table[after][token] = std::log(p); };
+  set(1, 2, 0.5), set(1, kEos, 0.3), set(1, 3, 0.2);
+  set(2, 4, 0.9), set(2, kEos, 0.1);
+  set(3, kEos, 0.9), set(3, 4, 0.1);
+  set(4, 4, 0.5), set(4, kEos, 0.5);
+  BigramScorer scorer(table);
+  const auto outputs = beam_search(scorer, {{1}}, options(2, 10));
+  CHECK(scorer.rows_per_call == std::vector<size_t>{1, 2});
+  CHECK(outputs[0].empty());
 }
 
 TEST_CASE("search: sampling draws each row as sampling.h says, alone or in a batch", "[search]") {

@@ -319,6 +319,64 @@ TEST_CASE("trainer: under --minutes, --schedule linear estimates its last step f
   CHECK(late.at("schedule").at("warmup_steps") == nn::warmup_within(4, last_step));
 }
 
+TEST_CASE("trainer: --ema saves the average as the model and trains on from the weights",
+          "[trainer][ema]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.log_every = 4;
+  options.log_seconds = 0;
+  options.checkpoint_every = 0;
+  OptimizerRecipe averaged = line_recipe();
+  averaged.ema_decay = 0.5;
+  auto weight_of = [](const NamedTensors& tensors) {
+    for (const auto& [name, tensor] : tensors)
+      if (name == "weight") return tensor.to_vector();
+    FAIL("no 'weight'");
+    return std::vector<double>{};
+  };
+  // The weights after each of the steps 1 to 6 of a plain run, and their average by hand.
+  std::vector<std::vector<double>> weights;
+  for (int64_t steps = 0; steps <= 6; ++steps) {
+    options.steps = steps;
+    const std::string dir = (temp.path / ("plain-" + std::to_string(steps))).string();
+    if (steps == 0) {  // the weights it starts from: a step-0 checkpoint is never written
+      LineTask task;
+      weights.push_back(weight_of(task.model().state_dict()));
+      continue;
+    }
+    train_line(options, dir);
+    weights.push_back(weight_of(load_checkpoint(dir).model));
+  }
+  std::vector<double> average = weights[0];
+  for (int64_t t = 1; t <= 6; ++t) {
+    const double d = std::min(0.5, (1.0 + t) / (10.0 + t));
+    for (size_t i = 0; i < average.size(); ++i)
+      average[i] = d * average[i] + (1 - d) * weights[t][i];
+  }
+  options.steps = 6;
+  train_line(options, (temp.path / "averaged").string(), -1, averaged);
+  const CheckpointData saved = load_checkpoint((temp.path / "averaged").string());
+  const std::vector<double> saved_average = weight_of(saved.model);
+  REQUIRE(saved_average.size() == average.size());
+  for (size_t i = 0; i < average.size(); ++i)
+    CHECK(saved_average[i] == Approx(average[i]).epsilon(1e-6).margin(1e-6));
+  CHECK(saved_average != weights[6]);
+  NamedTensors optimizer_state = saved.optimizer;
+  CHECK(take_trained_weights(optimizer_state).at("weight").to_vector() == weights[6]);
+  // Without the weights trained, a resume is refused unless --fresh-optimizer.
+  CheckpointData damaged = saved;
+  damaged.optimizer = optimizer_state;  // Adam's part alone
+  save_checkpoint((temp.path / "damaged").string(), 6, damaged);
+  options.resume = true;
+  options.steps = 8;
+  const std::string file =
+      (temp.path / "damaged" / "step-00000006" / "optimizer.safetensors").string();
+  CHECK_THROWS_WITH(train_line(options, (temp.path / "damaged").string(), -1, averaged),
+                    "train --resume: " + file + " has no 'weights.weight' (the weights "
+                    "trained, beside their average); pass --fresh-optimizer to train on from "
+                    "the average");
+}
+
 TEST_CASE("trainer: --schedule linear without --steps, --epochs or --minutes is refused",
           "[trainer][schedule]") {
   LineTask task;
