@@ -87,7 +87,7 @@ class LanguageModelTask : public TrainingTask {
 
   // Perplexity e^loss; bits per byte: the nats over the bytes the scored tokens stand for (for
   // subword tokens, the held-out split's bytes per token times the predictions), over ln 2.
-  std::vector<std::pair<std::string, double>> evaluation_measures(double) const override {
+  std::vector<std::pair<std::string, double>> evaluation_measures(double) override {
     const double bytes_per_token =
         static_cast<double>(held_out_bytes_) / static_cast<double>(held_out_tokens_.size());
     const auto bytes = static_cast<int64_t>(

@@ -79,6 +79,34 @@ std::vector<explorer::Sentence> attention_maps(const Translator& translator,
   return result;
 }
 
+namespace {
+
+// The dev evaluations against the minutes of training they came after: the dev loss, and the
+// greedy BLEU of the first dev pairs (train --eval-every). Points recorded before dev points
+// had "seconds" are left out; a chart without points is left out.
+std::vector<explorer::Chart> dev_charts_by_time(const nlohmann::json& trainer) {
+  explorer::Line dev{"dev loss (no smoothing)", {}, {}};
+  explorer::Line bleu{"dev BLEU (greedy, first 300 dev pairs)", {}, {}};
+  for (const auto& point : trainer.value("dev_history", nlohmann::json::array())) {
+    if (!point.contains("seconds")) continue;
+    const double minutes = point.at("seconds").get<double>() / 60;
+    dev.x.push_back(minutes);
+    dev.y.push_back(point.at("dev_loss").get<double>());
+    if (!point.contains("bleu")) continue;
+    bleu.x.push_back(minutes);
+    bleu.y.push_back(point.at("bleu").get<double>());
+  }
+  std::vector<explorer::Chart> charts;
+  if (!dev.x.empty())
+    charts.push_back({"dev loss against time", "minutes of training",
+                      "cross-entropy per target piece", {dev}});
+  if (!bleu.x.empty())
+    charts.push_back({"dev BLEU against time", "minutes of training", "BLEU", {bleu}});
+  return charts;
+}
+
+}  // namespace
+
 std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer) {
   explorer::Line training{"training loss (label-smoothed)", {}, {}};
   explorer::Line dev{"dev loss (no smoothing)", {}, {}};
@@ -95,8 +123,11 @@ std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer) {
     dev.x.push_back(point.at("step").get<double>());
     dev.y.push_back(point.at("dev_loss").get<double>());
   }
-  return {{"loss", "step", "cross-entropy per target piece", {training, dev}},
-          {"learning rate (warm-up schedule)", "step", "learning rate", {learning_rate}}};
+  std::vector<explorer::Chart> charts = {
+      {"loss", "step", "cross-entropy per target piece", {training, dev}},
+      {"learning rate (warm-up schedule)", "step", "learning rate", {learning_rate}}};
+  for (explorer::Chart& chart : dev_charts_by_time(trainer)) charts.push_back(std::move(chart));
+  return charts;
 }
 
 }  // namespace atencion::examples::translate

@@ -34,7 +34,8 @@ std::vector<explorer::Sentence> attention_maps(const Translator& translator,
                                                const std::vector<std::string>& sentences);
 
 // The curves of trainer.json's history: the training loss (label-smoothed) with the dev loss
-// (no smoothing) recorded at each checkpoint, and the learning rate, against the step.
+// (no smoothing) recorded at each dev evaluation, and the learning rate, against the step; then
+// the dev loss and the dev BLEU against the minutes of training (runs that recorded them).
 std::vector<explorer::Chart> training_charts(const nlohmann::json& trainer);
 
 }  // namespace atencion::examples::translate

@@ -9,11 +9,13 @@
 #include <iterator>
 #include <optional>
 
+#include "base/data/bleu.h"
 #include "base/io/json_fields.h"
 #include "base/training/optimizer_settings.h"
 #include "base/training/session.h"
 #include "nn/eval_scope.h"
 #include "translate/data.h"
+#include "translate/decode.h"
 #include "translate/translator.h"
 
 namespace atencion::examples::translate {
@@ -53,9 +55,14 @@ Translator new_translator(const TrainOptions& options, const DataSplit& split,
       options.run.seed);
 }
 
+// The dev pairs whose greedy translations give the BLEU of each dev evaluation: the first
+// 300, a second or two of decoding, so that the curve costs little of a 9-minute run.
+constexpr size_t kBleuPairs = 300;
+constexpr int64_t kBleuMaxLength = 64;  // pieces, as translate's default
+
 // The translator as the Trainer sees it: batches of sentence pairs by tokens, the
-// label-smoothed cross-entropy of the target pieces, the dev split's loss, and checkpoints
-// holding the run's config and both tokenizers.
+// label-smoothed cross-entropy of the target pieces, the dev split's loss and BLEU, and
+// checkpoints holding the run's config and both tokenizers.
 class TranslationTask : public TrainingTask {
  public:
   TranslationTask(Translator& translator, const RunConfig& run, const DataSplit& split,
@@ -65,7 +72,12 @@ class TranslationTask : public TrainingTask {
         train_examples_(tokenize_pairs(split.train, translator)),
         dev_examples_(tokenize_pairs(split.dev, translator)),
         batch_options_{.max_tokens = run.max_tokens},
-        stream_(train_examples_, batch_options_, run.seed, start) {}
+        stream_(train_examples_, batch_options_, run.seed, start) {
+    for (size_t i = 0; i < split.dev.size() && i < kBleuPairs; ++i) {
+      bleu_sources_.push_back(split.dev[i].source);
+      bleu_references_.push_back(split.dev[i].target);
+    }
+  }
   TranslationTask(const TranslationTask&) = delete;  // stream_ refers to train_examples_
   TranslationTask& operator=(const TranslationTask&) = delete;
 
@@ -94,6 +106,15 @@ class TranslationTask : public TrainingTask {
     return tokens > 0 ? total / static_cast<double>(tokens) : 0.0;
   }
 
+  // Corpus BLEU of the greedy translations of the first kBleuPairs dev pairs (decoding runs
+  // in eval mode and draws nothing: training goes on as before).
+  std::vector<std::pair<std::string, double>> evaluation_measures(double) override {
+    if (bleu_sources_.empty()) return {};
+    const std::vector<std::string> hypotheses =
+        translate_sentences(translator_, bleu_sources_, decode_options(1, kBleuMaxLength));
+    return {{"bleu", corpus_bleu(hypotheses, bleu_references_).score}};
+  }
+
   CheckpointData checkpoint() const override {
     CheckpointData data = translator_.to_checkpoint();
     data.config["run"] = run_;
@@ -106,6 +127,7 @@ class TranslationTask : public TrainingTask {
   const std::vector<Example> train_examples_, dev_examples_;
   const BatchOptions batch_options_;
   BatchStream stream_;
+  std::vector<std::string> bleu_sources_, bleu_references_;  // the first kBleuPairs dev pairs
 };
 
 void say_data(Progress& progress, const DataSplit& split, const RunConfig& run) {

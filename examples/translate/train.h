@@ -57,10 +57,12 @@ RunConfig read_run_config(const nlohmann::json& config, const std::string& file)
 // without "schedule", "lr_floor" or "ema" given "inverse-sqrt", 0 and 0; the rest as it is.
 nlohmann::json with_schedule_of_older_runs(nlohmann::json config);
 
-// How long and how often, by default: into runs/spa-eng.
+// How long and how often, by default: into runs/spa-eng, with a dev evaluation (loss and
+// BLEU) every 200 steps: some 8 points of the curves in a 9-minute run (~1,600 steps).
 inline TrainerOptions default_session() {
   TrainerOptions trainer;
   trainer.out_dir = "runs/spa-eng";
+  trainer.eval_every = 200;
   return trainer;
 }
 

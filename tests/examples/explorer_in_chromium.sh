@@ -5,7 +5,8 @@
 # walk-through's own test, a CTest fixture of this one) in headless Chromium
 # (Debian's chromium; tools/packages.sh installs it with the test packages) and checks the
 # rendered DOM against the data in the page (check_explorer_dom.py): a grid of queries x keys
-# cells per head with the weights in their hover titles, and a curve point per history point.
+# cells per head with the weights in their hover titles, and a curve point per history point
+# (and per dev evaluation, against time).
 # Exits 77 (CTest: skipped) when Chromium is not installed.
 set -euo pipefail
 translate=$1
@@ -46,6 +47,11 @@ fi
 render "$page" "#kind=encoder-decoder%20attention&layer=0&head=all" > "$work/translate-dom.html"
 python3 "$here/check_explorer_dom.py" "$work/translate-dom.html" "encoder-decoder attention" \
   all charts
+# The dev evaluations against time (each checkpoint's: seconds, dev loss, BLEU) are two more
+# charts, their points checked above as every chart's.
+for title in "dev loss against time" "dev BLEU against time"; do
+  grep -q "$title" "$work/translate-dom.html" || { echo "the page has no chart \"$title\""; exit 1; }
+done
 
 # A run shorter than its logging interval: its curves have fewer than two points, and the page
 # says so instead of drawing a lone dot.

@@ -28,6 +28,7 @@ void check_history(const nlohmann::json& points, const char* name, int64_t step,
       previous = at;
       if (dev_points) {
         number_field(point, "dev_loss", 0, kLargest);
+        if (point.contains("seconds")) number_field(point, "seconds", 0, kLargest);  // older: none
       } else {
         number_field(point, "loss", 0, kLargest);
         number_field(point, "learning_rate", 0, kLargest);

@@ -1,6 +1,6 @@
 // examples/base/training/session_options.h — the options of a training command that say how long and
 // how often (TrainerOptions: --out, --minutes, --epochs, --steps, --resume, --resume-from,
-// --fresh-optimizer, --overwrite, --checkpoint-every, --log-every, --log-seconds), the same in
+// --fresh-optimizer, --overwrite, --checkpoint-every, --eval-every, --log-every, --log-seconds), the same in
 // every program of examples/. A resumed run may change them.
 // Lesson: docs/12-translation.md#the-program
 #pragma once
@@ -38,6 +38,9 @@ inline void add_session_options(CLI::App* command, TrainerOptions& trainer) {
       ->excludes(resume)->excludes(resume_from);
   command->add_option("--checkpoint-every", trainer.checkpoint_every,
                       "steps between checkpoints (0: only at the end)")
+      ->capture_default_str()->check(at_least(0));
+  command->add_option("--eval-every", trainer.eval_every,
+                      "steps between dev evaluations besides checkpoints (0: at checkpoints only)")
       ->capture_default_str()->check(at_least(0));
   command->add_option("--log-every", trainer.log_every, "steps between progress lines")
       ->capture_default_str()->check(at_least(1));

@@ -175,10 +175,12 @@ void Trainer::restore_trained_weights(const std::map<std::string, Tensor>& train
   }
 }
 
-// The dev loss, of the average when there is one.
-double Trainer::evaluate() {
+// The dev loss, of the average when there is one; with `measures`, the task's measures of
+// the same weights too.
+double Trainer::evaluate(std::vector<std::pair<std::string, double>>* measures) {
   if (average_) average_->swap();
   const double loss = task_.evaluation_loss();
+  if (measures && std::isfinite(loss)) *measures = task_.evaluation_measures(loss);
   if (average_) average_->swap();
   return loss;
 }
@@ -219,7 +221,10 @@ bool Trainer::limit_reached() const {
 std::string Trainer::run() {
   while (!limit_reached()) {
     step();
-    if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0) save();
+    if (options_.checkpoint_every > 0 && step_ % options_.checkpoint_every == 0)
+      save();
+    else if (options_.eval_every > 0 && step_ % options_.eval_every == 0)
+      evaluate_between();
   }
   if (step_ != saved_step_) save();  // the end, unless that step's checkpoint was just written
   if (std::isnan(dev_loss_)) dev_loss_ = evaluate();  // every process: see save()
@@ -337,37 +342,64 @@ nlohmann::json Trainer::trainer_state() const {
   return state;
 }
 
-// A checkpoint of this step with its dev loss, after checking that every process holds the
-// same weights; a NaN or an infinity (in the dev loss, or in a tensor: save_checkpoint's scan)
-// stops training. Every process evaluates (a task may share the held-out batches out, as the
-// GPT's does); rank 0 alone writes.
-void Trainer::save() {
-  parallel_.check_parameters_identical(optimizer_.parameters(), step_);
-  saved_step_ = step_;
-  dev_loss_ = evaluate();
+// The dev loss of this step on every process (a task may share the held-out batches out, as
+// the GPT's does) and, on rank 0, the task's measures, both of the average when there is one:
+// a dev_history point {step, seconds, dev_loss, measures...} at the training time it began,
+// and its text for a line. Once a step: the end's checkpoint keeps an evaluation of its step.
+// A NaN or an infinity stops training.
+void Trainer::record_evaluation() {
+  if (evaluated_step_ == step_) return;
+  evaluated_step_ = step_;
+  const double seconds = training_seconds();
+  std::vector<std::pair<std::string, double>> measures;
+  dev_loss_ = evaluate(parallel_.is_main() ? &measures : nullptr);
   if (!parallel_.is_main()) return;
-  CheckpointData data = checkpoint_data();
   if (!std::isfinite(dev_loss_)) stop_non_finite("dev loss " + std::to_string(dev_loss_));
-  nlohmann::json dev_point = {{"step", step_}, {"dev_loss", dev_loss_}};
+  nlohmann::json dev_point = {{"step", step_}, {"seconds", seconds}, {"dev_loss", dev_loss_}};
   char dev_loss_text[32];
   std::snprintf(dev_loss_text, sizeof dev_loss_text, "%.3f", dev_loss_);
-  std::string measured = std::string("dev loss ") + dev_loss_text;
-  for (const auto& [name, value] : task_.evaluation_measures(dev_loss_)) {
+  measured_ = std::string("dev loss ") + dev_loss_text;
+  for (const auto& [name, value] : measures) {
     dev_point[name] = value;
     char value_text[32];
     std::snprintf(value_text, sizeof value_text, "%.3f", value);
     std::string words = name;
     std::replace(words.begin(), words.end(), '_', ' ');
-    measured += ", " + words + " " + value_text;
+    measured_ += ", " + words + " " + value_text;
   }
   dev_history_.push_back(dev_point);
+}
+
+// A dev evaluation between checkpoints (--eval-every), and its line with what it took; that
+// time is left out of the speed of the steps around it.
+void Trainer::evaluate_between() {
+  const Clock::time_point start = Clock::now();
+  record_evaluation();
+  const Clock::duration spent = Clock::now() - start;
+  history_interval_.start += spent;
+  line_interval_.start += spent;
+  if (!parallel_.is_main()) return;
+  char took[32];
+  std::snprintf(took, sizeof took, " (%.1f s)", std::chrono::duration<double>(spent).count());
+  progress_.message("dev at step " + std::to_string(step_) + ": " + measured_ + took);
+}
+
+// A checkpoint of this step with its dev evaluation, after checking that every process holds
+// the same weights; a NaN or an infinity (in the dev loss, or in a tensor: save_checkpoint's
+// scan) stops training. Every process evaluates; rank 0 alone writes.
+void Trainer::save() {
+  parallel_.check_parameters_identical(optimizer_.parameters(), step_);
+  saved_step_ = step_;
+  record_evaluation();
+  if (!parallel_.is_main()) return;
+  CheckpointData data = checkpoint_data();
   data.trainer = trainer_state();
   try {
     last_checkpoint_ = save_checkpoint(options_.out_dir, step_, data);
   } catch (const NonFiniteTensor& error) {
     stop_non_finite(error.found);
   }
-  progress_.message("checkpoint: " + last_checkpoint_ + " (" + measured + ")");
+  progress_.message("checkpoint: " + last_checkpoint_ + " (" + measured_ + ")");
 }
 
 // Training stops at the first NaN or infinity rather than skipping the step: a NaN in the

@@ -45,6 +45,8 @@ struct TrainerOptions {
   int64_t epochs = 0;               // 0 = until another limit
   int64_t steps = 0;                // stop at this step (resumed steps count); 0 = no limit
   int64_t checkpoint_every = 500;   // steps; a checkpoint is also written at the end
+  int64_t eval_every = 0;           // steps between dev evaluations besides the checkpoints'
+                                    // (a dev_history point each); 0 = at checkpoints only
   int64_t log_every = 50;           // steps between history points and progress lines
   double log_seconds = 20;          // a progress line also after this many seconds; 0 = never
   bool resume = false;              // continue from out_dir's latest checkpoint
@@ -114,10 +116,12 @@ class TrainingTask {
   // in eval mode, without a graph. Called on every process at once (it may share the work
   // out over them); all must return the same value.
   virtual double evaluation_loss() = 0;
-  // Measures derived from that loss, by name (a language model's "perplexity" and
-  // "bits_per_byte"): each is printed after the dev loss and kept beside it in trainer.json's
-  // dev_history. None by default.
-  virtual std::vector<std::pair<std::string, double>> evaluation_measures(double /*loss*/) const {
+  // Measures of the model on the held-out split, by name, after that loss (a language model's
+  // "perplexity" and "bits_per_byte" from it, the translator's greedy "bleu"): each is printed
+  // after the dev loss and kept beside it in trainer.json's dev_history. Called on rank 0
+  // alone; like the loss, in eval mode and without random draws, so that training goes on as
+  // if it had not been called. None by default.
+  virtual std::vector<std::pair<std::string, double>> evaluation_measures(double /*loss*/) {
     return {};
   }
   // The model as a checkpoint: config.json (with its "run"), the weights and the family's own
@@ -158,7 +162,7 @@ class Trainer {
   double learning_rate() const;
   void restore_trained_weights(const std::map<std::string, Tensor>& trained,
                                const std::string& file);
-  double evaluate();
+  double evaluate(std::vector<std::pair<std::string, double>>* measures = nullptr);
   CheckpointData checkpoint_data();
   bool limit_reached() const;
   double seconds_left() const;
@@ -167,6 +171,8 @@ class Trainer {
   ProgressLine progress_line(const Interval& interval, double learning_rate) const;
   void say_summary() const;
   void save();
+  void record_evaluation();
+  void evaluate_between();
   nlohmann::json trainer_state() const;
   [[noreturn]] void stop_non_finite(const std::string& what) const;
 
@@ -188,12 +194,14 @@ class Trainer {
 
   Clock::time_point start_time_, loop_start_;
   Clock::time_point timing_start_;  // the end of this run's first step: speed counts from it
-  int64_t step_ = 0, steps_at_start_ = 0, saved_step_ = -1;
+  int64_t step_ = 0, steps_at_start_ = 0, saved_step_ = -1, evaluated_step_ = -1;
   double seconds_before_ = 0;  // training time of the runs this one resumes
-  double dev_loss_ = NAN;      // of the last checkpoint written
+  double dev_loss_ = NAN;      // of the last dev evaluation
+  std::string measured_;       // rank 0: its line, "dev loss 2.345, bleu 12.300"
   std::string last_checkpoint_;
   nlohmann::json history_ = nlohmann::json::array();      // a point every log_every steps
-  nlohmann::json dev_history_ = nlohmann::json::array();  // {step, dev_loss} per checkpoint
+  // {step, seconds, dev_loss, measures} per dev evaluation (checkpoints and eval_every)
+  nlohmann::json dev_history_ = nlohmann::json::array();
 
   // Since the last history point (every log_every steps) and since the last printed line.
   struct Interval {

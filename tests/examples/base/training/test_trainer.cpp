@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "autograd/ops.h"
@@ -44,6 +45,11 @@ class LineTask : public TrainingTask {
   double evaluation_loss() override {
     NoGradGuard no_grad;
     return loss_of(0, false).item();
+  }
+
+  // A measure beside the dev loss, as the translator's BLEU: half the loss.
+  std::vector<std::pair<std::string, double>> evaluation_measures(double loss) override {
+    return {{"half_loss", loss / 2}};
   }
 
   CheckpointData checkpoint() const override {
@@ -386,4 +392,81 @@ TEST_CASE("trainer: --schedule linear without --steps, --epochs or --minutes is 
   options.epochs = 1;
   CHECK_NOTHROW(Trainer(task, options, line_recipe_to_end(), parallel, progress, run,
                         std::chrono::steady_clock::now()));
+}
+
+TEST_CASE("trainer: --eval-every adds dev points with their seconds and measures between "
+          "checkpoints, and leaves the weights as they were", "[trainer]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.steps = 12;
+  options.log_every = 4;
+  options.log_seconds = 0;
+  options.checkpoint_every = 6;
+  train_line(options, (temp.path / "plain").string());
+  options.eval_every = 4;
+  const std::string printed = train_line(options, (temp.path / "evaluated").string());
+  CHECK(count(printed, "dev at step ") == 2);  // 4 and 8; 6 and 12 are checkpoints
+  CHECK_THAT(printed, Contains("dev at step 4: dev loss "));
+  CHECK_THAT(printed, Contains(", half loss "));
+  const nlohmann::json points = trainer_json(temp.path / "evaluated").at("dev_history");
+  REQUIRE(points.size() == 4);
+  const int64_t steps[] = {4, 6, 8, 12};
+  double seconds = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    CHECK(points[i].at("step") == steps[i]);
+    CHECK(points[i].at("seconds").get<double>() >= seconds);
+    seconds = points[i].at("seconds").get<double>();
+    CHECK(points[i].at("half_loss").get<double>() == points[i].at("dev_loss").get<double>() / 2);
+  }
+  CHECK(seconds > 0);
+  const auto plain = load_checkpoint((temp.path / "plain").string()).model;
+  const auto evaluated = load_checkpoint((temp.path / "evaluated").string()).model;
+  REQUIRE(plain.size() == evaluated.size());
+  for (size_t i = 0; i < plain.size(); ++i)
+    CHECK(allclose(plain[i].second, evaluated[i].second, 0.0, 0.0));  // bit for bit
+}
+
+TEST_CASE("trainer: the last checkpoint keeps an evaluation of its step, and the run resumes",
+          "[trainer]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.steps = 8;
+  options.log_every = 4;
+  options.log_seconds = 0;
+  options.checkpoint_every = 0;
+  options.eval_every = 4;
+  const std::string dir = (temp.path / "run").string();
+  const std::string printed = train_line(options, dir);
+  CHECK(count(printed, "dev at step ") == 2);
+  const nlohmann::json points = trainer_json(temp.path / "run").at("dev_history");
+  REQUIRE(points.size() == 2);  // steps 4 and 8: the end's checkpoint did not add a second 8
+  CHECK(points[1].at("step") == 8);
+  options.steps = 12;
+  options.resume = true;
+  train_line(options, dir);
+  CHECK(trainer_json(temp.path / "run").at("dev_history").size() == 3);
+}
+
+TEST_CASE("trainer: a run whose dev points have no seconds (older trainer.json) resumes",
+          "[trainer]") {
+  TempDir temp;
+  TrainerOptions options;
+  options.steps = 4;
+  options.log_every = 2;
+  options.log_seconds = 0;
+  options.checkpoint_every = 2;
+  const std::string dir = (temp.path / "run").string();
+  train_line(options, dir);
+  const fs::path file = fs::path(load_checkpoint(dir).directory) / "trainer.json";
+  nlohmann::json older = nlohmann::json::parse(std::ifstream(file));
+  for (auto& point : older.at("dev_history")) point.erase("seconds");
+  { std::ofstream(file) << older.dump(); }
+  write_manifest(file.parent_path().string());  // as a checkpoint of that time would list it
+  options.steps = 6;
+  options.resume = true;
+  CHECK_THAT(train_line(options, dir), Contains("at step 4"));
+  const nlohmann::json points = trainer_json(temp.path / "run").at("dev_history");
+  REQUIRE(points.size() == 3);
+  CHECK_FALSE(points[1].contains("seconds"));
+  CHECK(points[2].contains("seconds"));
 }
