@@ -87,6 +87,10 @@ TrainOptions tiny_training(const std::string& data, const std::string& out, int6
                    .d_ff = 32, .dropout = dropout, .max_len = 32};
   options.run.max_tokens = 64;  // about 8 sentences a batch: ~22 steps an epoch
   options.run.warmup_steps = 10;
+  // The paper's schedule: these tests stop a run and resume it with other limits (one epoch,
+  // then two), which --schedule linear, the default, would plan as another run (it decays to the
+  // limit's last step); its own resume and thread tests below use "linear".
+  options.run.schedule = "inverse-sqrt";
   options.trainer.epochs = epochs;
   options.trainer.checkpoint_every = 2;
   options.trainer.log_every = 4;
