@@ -33,6 +33,7 @@ refused() {
 
 refused "--minutes: must be at least 0, not -1" train --minutes -1
 refused "--port: Value 70000 not in range 0 to 65535" serve --port 70000
+refused "--length-penalty: Value 11 not in range 0.000000 to 10.000000" eval --beam 4 --length-penalty 11
 refused "--host: not an IPv4 or IPv6 address (e.g. 127.0.0.1, 0.0.0.0, ::1), not example.com" \
   serve --host example.com
 refused "--epochs: must be at least 0, not -1" train --epochs -1

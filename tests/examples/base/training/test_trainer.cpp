@@ -140,6 +140,12 @@ size_t count(const std::string& text, const std::string& word) {
   return found;
 }
 
+// The two checkpoints' model weights are the same, bit for bit.
+void require_same_model(const NamedTensors& a, const NamedTensors& b) {
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(allclose(a[i].second, b[i].second, 0.0, 0.0));
+}
+
 }  // namespace
 
 TEST_CASE("trainer: a toy family trains to its step limit, with history points and "
@@ -201,11 +207,8 @@ TEST_CASE("trainer: a resumed run ends with the weights of one never stopped", "
   options.resume = true;
   const std::string printed = train_line(options, (temp.path / "stopped").string());
   CHECK_THAT(printed, Contains("at step 6 (epoch 1, batch 2)"));
-  const auto straight = load_checkpoint((temp.path / "straight").string()).model;
-  const auto resumed = load_checkpoint((temp.path / "stopped").string()).model;
-  REQUIRE(straight.size() == resumed.size());
-  for (size_t i = 0; i < straight.size(); ++i)
-    CHECK(allclose(straight[i].second, resumed[i].second, 0.0, 0.0));  // bit for bit
+  require_same_model(load_checkpoint((temp.path / "straight").string()).model,
+                     load_checkpoint((temp.path / "stopped").string()).model);
 }
 
 TEST_CASE("trainer: a NaN loss stops the run, naming the step and the last good checkpoint",
@@ -279,9 +282,7 @@ TEST_CASE("trainer: --schedule linear resumed from an earlier checkpoint ends wi
   const CheckpointData straight = load_checkpoint((temp.path / "straight").string());
   const CheckpointData resumed = load_checkpoint((temp.path / "stopped").string());
   CHECK(resumed.trainer.at("schedule") == straight.trainer.at("schedule"));
-  REQUIRE(straight.model.size() == resumed.model.size());
-  for (size_t i = 0; i < straight.model.size(); ++i)
-    CHECK(allclose(straight.model[i].second, resumed.model[i].second, 0.0, 0.0));  // bit for bit
+  require_same_model(straight.model, resumed.model);
   const nlohmann::json& a = straight.trainer.at("history");
   const nlohmann::json& b = resumed.trainer.at("history");
   REQUIRE(a.size() == b.size());
@@ -419,11 +420,8 @@ TEST_CASE("trainer: --eval-every adds dev points with their seconds and measures
     CHECK(points[i].at("half_loss").get<double>() == points[i].at("dev_loss").get<double>() / 2);
   }
   CHECK(seconds > 0);
-  const auto plain = load_checkpoint((temp.path / "plain").string()).model;
-  const auto evaluated = load_checkpoint((temp.path / "evaluated").string()).model;
-  REQUIRE(plain.size() == evaluated.size());
-  for (size_t i = 0; i < plain.size(); ++i)
-    CHECK(allclose(plain[i].second, evaluated[i].second, 0.0, 0.0));  // bit for bit
+  require_same_model(load_checkpoint((temp.path / "plain").string()).model,
+                     load_checkpoint((temp.path / "evaluated").string()).model);
 }
 
 TEST_CASE("trainer: the last checkpoint keeps an evaluation of its step, and the run resumes",
