@@ -41,6 +41,10 @@ struct DecoderCache {
   // hold the same cross keys and values, so a reorder that keeps every row's source (a beam
   // step where each sentence keeps its number of hypotheses) need not copy them.
   std::vector<int64_t> source_of_row;
+  // Rows that joined at different steps (start_continuous_decoding): each row's self-attention
+  // sees its own positions and its cross-attention its own source's, masks made each step from
+  // the caches' row lengths (memory_mask is then unused).
+  bool per_row = false;
 
   int64_t rows() const;
   int64_t length() const;    // tokens fed so far: the position of the next one
@@ -49,6 +53,8 @@ struct DecoderCache {
   // beam search calls this when it reorders its hypotheses. Gathers into the caches' spare
   // buffers (KeyValueCache::reorder): nothing is allocated for the keys and values.
   void reorder(const std::vector<int64_t>& parents);
+  // Drops row `row` (a finished request): the last row moves into its place.
+  void remove_row(int64_t row);
 };
 
 // A cache for `memory` [rows, S, d_model] (Transformer::encode's output) with its padding mask
@@ -59,6 +65,18 @@ DecoderCache start_decoding(Transformer& model, const Tensor& memory,
                             const Tensor& memory_mask = Tensor(),
                             const CacheCapacity& capacity = {});
 
+// Continuous (step-level) batching, docs/17-serving.md#under-load: a cache with no row yet, room
+// for capacity.rows rows (at least 1) of capacity.positions target positions and sources of up
+// to the model's max_len, whose rows join (admit_rows) and leave (DecoderCache::remove_row)
+// between steps. Its buffers are zeroed once (nn/key_value_cache.h says why).
+DecoderCache start_continuous_decoding(Transformer& model, const CacheCapacity& capacity,
+                                       DType dtype = DType::Float32);
+// Adds memory.size(0) rows after the others, row i for memory[i] (Transformer::encode's output
+// [n, S, d_model]) whose first source_lengths[i] positions are real: their cross-attention keys
+// and values are computed now; nothing is decoded for them yet (each row's own length 0).
+void admit_rows(Transformer& model, DecoderCache& cache, const Tensor& memory,
+                const std::vector<int64_t>& source_lengths);
+
 // Feeds one token per row (tokens.size() == cache.rows()) at position cache.length() and returns
 // the logits of the next token [rows, tgt_vocab]: equal to Transformer::decode's last position
 // for the whole prefix. Writes the new keys and values into the cache. Inference only (no
@@ -66,7 +84,8 @@ DecoderCache start_decoding(Transformer& model, const Tensor& memory,
 // the cache is full (capacity().positions, at most the model's max_len). `observer` (optional,
 // nn/attention_observer.h) gets each decoder layer's self- and cross-attention weights of the new
 // position, [rows, heads, 1, keys]: the self-attention's keys are the positions fed so far, the
-// cross-attention's the memory's S (padded ones weigh 0).
+// cross-attention's the memory's S (padded ones weigh 0). In a per_row cache each row's token
+// goes at its own position and its logits are those of decoding it alone.
 Tensor decode_step(Transformer& model, DecoderCache& cache, const std::vector<int64_t>& tokens,
                    AttentionObserver* observer = nullptr);
 

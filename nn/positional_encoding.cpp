@@ -50,4 +50,26 @@ Variable PositionalEncoding::forward(const Variable& x, int64_t first_position) 
   return (*dropout)(x + positions);
 }
 
+Variable PositionalEncoding::forward(const Variable& x, const std::vector<int64_t>& first_positions) {
+  const int64_t rows = x.dim() == 3 ? x.size(0) : -1, length = x.dim() == 3 ? x.size(1) : 0;
+  bool fits = x.dim() == 3 && x.size(2) == d_model_ &&
+              static_cast<int64_t>(first_positions.size()) == rows;
+  std::vector<int64_t> ids;
+  for (int64_t first : first_positions) {
+    fits = fits && first >= 0 && first + length <= max_len_;
+    for (int64_t t = 0; t < length; ++t) ids.push_back(first + t);
+  }
+  if (!fits)
+    throw std::invalid_argument("PositionalEncoding(d_model=" + std::to_string(d_model_) +
+                                ", max_len=" + std::to_string(max_len_) + "): input " +
+                                shape_to_string(x.shape()) + " with " +
+                                std::to_string(first_positions.size()) +
+                                " first positions: expected [batch, T, d_model], one each, "
+                                "with first + T <= max_len");
+  const Tensor& table = x.dtype() == DType::Float32 ? table_float32_ : table_;
+  // Row b gets PE[first_b : first_b + T]: the rows of the table gathered, then added as above.
+  const Tensor gathered = index_select(table, 0, Tensor::from_ids(ids, {rows * length}));
+  return (*dropout)(x + Variable(gathered.reshape({rows, length, d_model_})));
+}
+
 }  // namespace atencion::nn

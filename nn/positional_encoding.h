@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nn/dropout.h"
 #include "nn/module.h"
@@ -34,6 +35,12 @@ class PositionalEncoding : public Module {
   Variable operator()(const Variable& x, int64_t first_position = 0) {
     return forward(x, first_position);
   }
+
+  // Each row from its own position (rows decoded together at different steps: continuous
+  // batching, nn/decoder_cache.h): row b of x [batch, T, d_model] holds positions
+  // [first_positions[b], first_positions[b] + T) -> Dropout(x + PE[those]), the same numbers as
+  // forward(x[b], first_positions[b]) gives.
+  Variable forward(const Variable& x, const std::vector<int64_t>& first_positions);
 
   // The table PE [max_len, d_model] (Float64), for tests and plots.
   const Tensor& table() const { return table_; }

@@ -231,6 +231,11 @@ Variable Transformer::embed_target(const Tensor& target, int64_t first_position)
   return (*positional_encoding)((*tgt_embedding)(target) * scale, first_position);
 }
 
+Variable Transformer::embed_target(const Tensor& target, const std::vector<int64_t>& first_positions) {
+  const double scale = std::sqrt(static_cast<double>(config_.d_model));
+  return positional_encoding->forward((*tgt_embedding)(target) * scale, first_positions);
+}
+
 Variable Transformer::project(const Variable& decoder_output) const {
   if (output_projection) return (*output_projection)(decoder_output);
   // Tied: logits = h · Eᵀ with E the target embedding matrix [tgt_vocab, d_model].
@@ -252,7 +257,10 @@ Variable Transformer::decode_states(const Tensor& target, const Variable& memory
     throw std::invalid_argument("Transformer::decode: target " + shape_to_string(target.shape()) +
                                 ", memory " + shape_to_string(memory.shape()) +
                                 ": expected ids [batch, T] and memory [batch, S, d_model]");
-  // With a cache, the target's first id comes after the positions the cache holds.
+  // With a cache, each row's first id comes after the positions the cache holds for it.
+  if (!cache.empty() && cache.front().self_attn.ragged())
+    return decoder->forward(embed_target(target, cache.front().self_attn.row_lengths()), memory,
+                            target_mask, memory_mask, cache, observer);
   const int64_t first_position = cache.empty() ? 0 : cache.front().self_attn.length();
   return decoder->forward(embed_target(target, first_position), memory, target_mask, memory_mask,
                           cache, observer);

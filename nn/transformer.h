@@ -191,6 +191,8 @@ class Transformer : public Module {
   // first id sits at position first_position (not 0 after a key/value cache's positions).
   Variable embed_source(const Tensor& source);
   Variable embed_target(const Tensor& target, int64_t first_position = 0);
+  // Row b's first id at first_positions[b] (rows of a cache at different lengths).
+  Variable embed_target(const Tensor& target, const std::vector<int64_t>& first_positions);
   // Decoder states [batch, T, d_model] -> logits [batch, T, tgt_vocab].
   Variable project(const Variable& decoder_output) const;
   // decode() without the projection: the decoder states [batch, T, d_model].

@@ -245,3 +245,92 @@ TEST_CASE("decode_step: bad calls give clear errors", "[decoder_cache]") {
   CHECK_THROWS_WITH(start_decoding(*model, Tensor::zeros({1, 2, 5})),
                     Contains("start_decoding: memory [1, 2, 5]: expected [rows, S, 8]"));
 }
+
+namespace {
+
+// Each step's logits [1, tgt_vocab] of decoding `source` alone (start_decoding, as
+// decoding::decode does for a batch of one), feeding `tokens` one at a time.
+std::vector<Tensor> logits_alone(Transformer& model, const std::vector<int64_t>& source,
+                                 const std::vector<int64_t>& tokens) {
+  Tensor mask;
+  const Tensor ids = padded({source}, mask);
+  DecoderCache cache = start_decoding(model, model.encode(ids, mask).value(), mask);
+  std::vector<Tensor> steps;
+  for (int64_t token : tokens) steps.push_back(decode_step(model, cache, {token}).contiguous());
+  return steps;
+}
+
+// Encodes `sources` together (padded) and admits them as new rows of `cache`.
+void admit(Transformer& model, DecoderCache& cache,
+           const std::vector<std::vector<int64_t>>& sources) {
+  Tensor mask;
+  const Tensor ids = padded(sources, mask);
+  std::vector<int64_t> lengths;
+  for (const auto& source : sources) lengths.push_back(static_cast<int64_t>(source.size()));
+  admit_rows(model, cache, model.encode(ids, mask).value(), lengths);
+}
+
+}  // namespace
+
+TEST_CASE("continuous decoding: rows that join and leave at different steps get their logits alone, "
+          "bit for bit",
+          "[decoder_cache]") {
+  NoGradGuard no_grad;
+  for (const bool norm_first : {false, true}) {
+    INFO("norm_first " << norm_first);
+    auto model = random_model(31 + norm_first, norm_first, false);
+    // Sources of different lengths, each with the tokens it is fed (bos, then its own ids).
+    const std::vector<std::vector<int64_t>> sources = {
+        {4, 5, 6, 7, 8}, {9}, {1, 2, 3}, {10, 4, 4, 5, 6, 7, 1}, {7, 7}};
+    const std::vector<std::vector<int64_t>> fed = {
+        {bos, 4, 5, 6, 7, 8, 4}, {bos, 1}, {bos, 6, 6, 1, 5}, {bos, 8, 7, 6}, {bos, 4, 4, 4, 4, 4}};
+    // Step at which each source joins: 0 and 1 together, 2 at step 2, 3 and 4 at step 3.
+    const std::vector<int64_t> joins = {0, 0, 2, 3, 3};
+    std::vector<std::vector<Tensor>> alone;
+    for (size_t i = 0; i < sources.size(); ++i)
+      alone.push_back(logits_alone(*model, sources[i], fed[i]));
+    DecoderCache cache = start_continuous_decoding(*model, {.positions = 12, .rows = 4});
+    std::vector<size_t> source_in_row, fed_so_far(sources.size(), 0);
+    for (int64_t step = 0; step < 12; ++step) {
+      std::vector<std::vector<int64_t>> joining;
+      for (size_t i = 0; i < sources.size(); ++i)
+        if (joins[i] == step) {
+          joining.push_back(sources[i]);
+          source_in_row.push_back(i);
+        }
+      if (!joining.empty()) admit(*model, cache, joining);
+      if (source_in_row.empty()) break;
+      std::vector<int64_t> tokens;
+      for (size_t i : source_in_row) tokens.push_back(fed[i][fed_so_far[i]]);
+      const Tensor logits = decode_step(*model, cache, tokens);
+      for (size_t row = source_in_row.size(); row-- > 0;) {
+        const size_t i = source_in_row[row];
+        INFO("step " << step << ", source " << i << " in row " << row);
+        CHECK(max_difference(logits.narrow(0, row, 1).contiguous(), alone[i][fed_so_far[i]]) == 0);
+        if (++fed_so_far[i] < fed[i].size()) continue;
+        cache.remove_row(static_cast<int64_t>(row));  // done: the last row takes its place
+        source_in_row[row] = source_in_row.back();
+        source_in_row.pop_back();
+      }
+    }
+    CHECK(source_in_row.empty());
+    for (size_t i = 0; i < sources.size(); ++i) CHECK(fed_so_far[i] == fed[i].size());
+  }
+}
+
+TEST_CASE("continuous decoding: bad calls give clear errors", "[decoder_cache]") {
+  NoGradGuard no_grad;
+  auto model = random_model(5, false, false);
+  DecoderCache cache = start_continuous_decoding(*model, {.positions = 6, .rows = 2});
+  admit(*model, cache, {{4, 5}, {6}});
+  CHECK_THROWS_WITH(admit(*model, cache, {{4}}),
+                    Contains("KeyValueCache::append_rows: keys [1, 2, 1, 4], values [1, 2, 1, 4] "
+                             "with 1 lengths to a cache of 2 rows (max_rows 2)"));
+  CHECK_THROWS_WITH(cache.remove_row(2),
+                    Contains("DecoderCache::remove_row: row 2 outside the cache's 2 rows"));
+  CHECK_THROWS_WITH(admit_rows(*model, cache, Tensor::zeros({1, 2, 8}), {2, 1}),
+                    Contains("admit_rows: memory [1, 2, 8] with 2 source lengths"));
+  DecoderCache batch = start_decoding(*model, Tensor::zeros({1, 2, 8}));
+  CHECK_THROWS_WITH(admit_rows(*model, batch, Tensor::zeros({1, 2, 8}), {2}),
+                    Contains("a cache of start_continuous_decoding"));
+}

@@ -92,6 +92,37 @@ TEST_CASE("KeyValueCache: bad calls give one-line errors", "[key_value_cache]") 
   CHECK_THROWS_WITH(KeyValueCache(3, 2, 2, 3, 4), Contains("KeyValueCache: rows 3, max_rows 2"));
 }
 
+TEST_CASE("KeyValueCache: rows of their own lengths join, grow from their own ends and leave",
+          "[key_value_cache]") {
+  KeyValueCache cache(0, 3, 2, 5, 4, DType::Float32, /*zeroed=*/true);
+  const Variable first = random_heads(2, 2, 3, 4, 11), second = random_heads(1, 2, 2, 4, 12);
+  cache.append_rows(first.value(), first.value(), {3, 1});  // row 1 keeps 1 of its 3
+  CHECK(cache.row_lengths() == std::vector<int64_t>{3, 1});
+  CHECK(cache.ragged());
+  CHECK(cache.length() == 3);
+  const Variable step = random_heads(2, 2, 1, 4, 13);
+  auto [keys, values] = cache.extend(step, step);
+  CHECK(cache.row_lengths() == std::vector<int64_t>{4, 2});
+  // Row 0: its 3, then the step's at 3; row 1: its 1, the step's at 1, then zeros (never
+  // written) up to the longest row.
+  CHECK(equal(keys.value().narrow(0, 0, 1),
+              cat({first.value().narrow(0, 0, 1), step.value().narrow(0, 0, 1)}, 2)));
+  CHECK(equal(keys.value().narrow(0, 1, 1).narrow(2, 0, 2),
+              cat({first.value().narrow(0, 1, 1).narrow(2, 0, 1), step.value().narrow(0, 1, 1)},
+                  2)));
+  CHECK(equal(keys.value().narrow(0, 1, 1).narrow(2, 2, 2), Tensor::zeros({1, 2, 2, 4})));
+  cache.append_rows(second.value(), second.value(), {2});
+  cache.remove_row(0);  // the last row (second) moves into row 0
+  CHECK(cache.row_lengths() == std::vector<int64_t>{2, 2});
+  CHECK(!cache.ragged());
+  CHECK(equal(cache.keys().narrow(0, 0, 1), second.value()));
+  CHECK_THROWS_WITH(cache.remove_row(2),
+                    Contains("KeyValueCache::remove_row: row 2 outside the cache's 2 rows"));
+  CHECK_THROWS_WITH(cache.append_rows(second.value(), second.value(), {3}),
+                    Contains("KeyValueCache::append_rows: keys [1, 2, 2, 4], values [1, 2, 2, 4] "
+                             "with 1 lengths to a cache of 2 rows (max_rows 3) and 5 positions"));
+}
+
 TEST_CASE("MultiHeadAttention with a cache, one position at a time, equals the causal forward",
           "[key_value_cache]") {
   NoGradGuard no_grad;

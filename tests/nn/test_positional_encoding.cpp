@@ -49,3 +49,25 @@ TEST_CASE("PositionalEncoding: adds PE[0:T] to every sequence, gradient passes u
   REQUIRE(result.ok);
   REQUIRE_THROWS_WITH(encoding(Variable(Tensor::zeros({1, 9, 4}))), Contains("T <= max_len"));
 }
+
+TEST_CASE("PositionalEncoding: each row from its own position gives what that row gets alone",
+          "[positional_encoding]") {
+  Generator generator(3);
+  PositionalEncoding encoding(4, 8, 0.0, generator);
+  const Tensor x = randn({3, 2, 4}, generator);
+  const std::vector<int64_t> first = {5, 0, 2};
+  const Tensor y = encoding.forward(Variable(x), first).value();
+  for (int64_t b = 0; b < 3; ++b)
+    CHECK(y.narrow(0, b, 1).to_vector() ==
+          encoding(Variable(x.narrow(0, b, 1).contiguous()), first[b]).value().to_vector());
+  encoding.to(DType::Float64);
+  const auto result = gradcheck(
+      [&](const std::vector<Variable>& inputs) { return encoding.forward(inputs[0], first); },
+      {randn({3, 2, 4}, generator, DType::Float64)});
+  INFO(result.message);
+  REQUIRE(result.ok);
+  CHECK_THROWS_WITH(encoding.forward(Variable(x), std::vector<int64_t>{5, 0, 7}),
+                    Contains("PositionalEncoding(d_model=4, max_len=8): input [3, 2, 4] with 3 "
+                             "first positions: expected [batch, T, d_model], one each, with "
+                             "first + T <= max_len"));
+}
