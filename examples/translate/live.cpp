@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "base/pages/explorer.h"
@@ -163,33 +164,117 @@ std::vector<std::vector<size_t>> length_sorted_sub_batches(
 
 }  // namespace
 
+namespace {
+
+// One call of the batch function: its requests as read, their replies, and the requests waiting
+// for the continuous rows (greedy, text only) or for a batch of their own (a beam, or details).
+struct ServedBatch {
+  const Translator& translator;
+  const serve::Progress& progress;
+  int64_t max_length, sub_batch;
+  std::vector<PreparedRequest> prepared;
+  std::vector<serve::Reply> replies;
+  std::vector<size_t> continuing, batched;
+};
+
+// Reads `requests`, numbered after those read before: refused and blank ones are answered at
+// once, the others wait in `continuing` or `batched`.
+void read_requests(ServedBatch& batch, const std::vector<nlohmann::json>& requests) {
+  const int64_t longest = longest_source(batch.translator);
+  for (const nlohmann::json& request : requests) {
+    const size_t i = batch.prepared.size();
+    batch.prepared.push_back(prepare_request(batch.translator, request, longest));
+    batch.replies.emplace_back();
+    const PreparedRequest& prepared = batch.prepared[i];
+    if (prepared.reply) {
+      batch.replies[i] = *prepared.reply;
+      batch.progress.answer(i, batch.replies[i]);  // refused or blank: answered at once
+    } else if (prepared.read.beam == 1 && !prepared.read.details) {
+      batch.continuing.push_back(i);
+    } else {
+      batch.batched.push_back(i);
+    }
+  }
+}
+
+// The `batched` requests, by beam width, in length-sorted sub-batches, each answered as soon as
+// it is decoded.
+void decode_batched(ServedBatch& batch) {
+  std::map<int64_t, std::vector<size_t>> by_beam;
+  for (size_t i : batch.batched) by_beam[batch.prepared[i].read.beam].push_back(i);
+  batch.batched.clear();
+  for (const auto& [beam, indices] : by_beam)
+    for (const std::vector<size_t>& part :
+         length_sorted_sub_batches(batch.prepared, indices, batch.sub_batch)) {
+      decoding::MapsCollection maps;
+      const std::vector<std::vector<int64_t>> outputs = decode_together(
+          batch.translator, batch.prepared, part, beam, batch.max_length, batch.progress, maps);
+      answer_decoded(batch.translator, batch.prepared, part, outputs, maps, beam, batch.replies);
+      for (size_t i : part) batch.progress.answer(i, batch.replies[i]);
+    }
+}
+
+// The `continuing` requests that fit join the rows (encoded together).
+void join_rows(ServedBatch& batch, decoding::ContinuousGreedy& rows) {
+  const size_t joining = std::min<size_t>(batch.continuing.size(), rows.room());
+  std::vector<std::vector<int64_t>> sources;
+  for (size_t k = 0; k < joining; ++k) sources.push_back(batch.prepared[batch.continuing[k]].source);
+  rows.admit(sources, {batch.continuing.begin(), batch.continuing.begin() + joining});
+  batch.continuing.erase(batch.continuing.begin(), batch.continuing.begin() + joining);
+}
+
+// One step of the rows: each finished request answered, each other that streams its line.
+void step_rows(ServedBatch& batch, decoding::ContinuousGreedy& rows) {
+  for (const decoding::ContinuousGreedy::Output& output : rows.step()) {
+    if (!output.finished) {
+      if (batch.progress.wanted(output.tag))
+        batch.progress.push(output.tag, partial_line(batch.translator,
+                                                     static_cast<int64_t>(output.tokens.size()),
+                                                     output.tokens));
+      continue;
+    }
+    batch.replies[output.tag] =
+        text_reply(batch.translator, batch.prepared[output.tag], output.tokens, 1);
+    batch.progress.answer(output.tag, batch.replies[output.tag]);
+  }
+}
+
+// Continuous batching: between two steps of the rows, the requests that queued meanwhile are
+// taken (as many as the rows have room for), those for a batch of their own decoded, the others
+// joined; until no row and no request is left.
+void serve_continuously(ServedBatch& batch, decoding::ContinuousGreedy& rows) {
+  for (;;) {
+    const size_t room = static_cast<size_t>(rows.room());
+    const size_t waiting = batch.continuing.size();
+    read_requests(batch, batch.progress.more(room > waiting ? room - waiting : 0));
+    decode_batched(batch);
+    join_rows(batch, rows);
+    if (rows.rows() == 0) return;
+    step_rows(batch, rows);
+  }
+}
+
+}  // namespace
+
+decoding::DecodeOptions continuous_options(const Translator& translator, int64_t max_length) {
+  return decode_options(1, std::min<int64_t>(max_length, translator.config.max_len - 1));
+}
+
 std::vector<serve::Reply> translate_requests(const Translator& translator,
                                              const std::vector<nlohmann::json>& requests,
                                              int64_t max_length, const serve::Progress& progress,
-                                             int64_t sub_batch) {
-  std::vector<serve::Reply> replies(requests.size());
-  std::vector<PreparedRequest> prepared;
-  // The requests to decode, by beam width: each width is decoded apart.
-  std::map<int64_t, std::vector<size_t>> by_beam;
-  const int64_t longest = longest_source(translator);
-  for (size_t i = 0; i < requests.size(); ++i) {
-    prepared.push_back(prepare_request(translator, requests[i], longest));
-    if (!prepared[i].reply) {
-      by_beam[prepared[i].read.beam].push_back(i);
-      continue;
-    }
-    replies[i] = std::move(*prepared[i].reply);
-    progress.answer(i, replies[i]);  // refused or blank: answered at once
+                                             int64_t sub_batch, decoding::ContinuousGreedy* rows) {
+  ServedBatch batch{translator, progress, max_length, sub_batch, {}, {}, {}, {}};
+  read_requests(batch, requests);
+  decode_batched(batch);
+  std::unique_ptr<decoding::ContinuousGreedy> own_rows;
+  if (rows == nullptr && !batch.continuing.empty()) {
+    own_rows = std::make_unique<decoding::ContinuousGreedy>(
+        *translator.model, continuous_options(translator, max_length), kContinuousRows);
+    rows = own_rows.get();
   }
-  for (const auto& [beam, indices] : by_beam)
-    for (const std::vector<size_t>& part : length_sorted_sub_batches(prepared, indices, sub_batch)) {
-      decoding::MapsCollection maps;
-      const std::vector<std::vector<int64_t>> outputs =
-          decode_together(translator, prepared, part, beam, max_length, progress, maps);
-      answer_decoded(translator, prepared, part, outputs, maps, beam, replies);
-      for (size_t i : part) progress.answer(i, replies[i]);
-    }
-  return replies;
+  if (rows != nullptr) serve_continuously(batch, *rows);
+  return batch.replies;
 }
 
 namespace {
@@ -229,10 +314,21 @@ serve::Service translate_service(const Translator& translator, const std::string
   service.endpoints = {{"translate",
                         [](const nlohmann::json& request) { (void)read_translate_request(request); },
                         /*streams=*/true}};
-  service.run_batch = [&translator, max_length](const std::string& /*endpoint*/,
-                                                const std::vector<nlohmann::json>& requests,
-                                                const serve::Progress& progress) {
-    return translate_requests(translator, requests, max_length, progress);
+  // The continuous rows live from batch to batch (made at the first, on the model thread).
+  auto rows = std::make_shared<std::unique_ptr<decoding::ContinuousGreedy>>();
+  service.run_batch = [&translator, max_length, rows](const std::string& /*endpoint*/,
+                                                      const std::vector<nlohmann::json>& requests,
+                                                      const serve::Progress& progress) {
+    if (!*rows)
+      *rows = std::make_unique<decoding::ContinuousGreedy>(
+          *translator.model, continuous_options(translator, max_length), kContinuousRows);
+    try {
+      return translate_requests(translator, requests, max_length, progress, kServedSubBatch,
+                                rows->get());
+    } catch (...) {
+      rows->reset();  // its rows' requests are answered 500 with the batch: start afresh
+      throw;
+    }
   };
   return service;
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "base/decoding/continuous.h"
 #include "base/serve/http_server.h"
 #include "nlohmann/json.hpp"
 #include "translate/translator.h"
@@ -42,19 +43,30 @@ TranslateRequest read_translate_request(const nlohmann::json& request);
 // length, go in the fewest sub-batches of at most this many (docs/17-serving.md#under-load).
 constexpr int64_t kServedSubBatch = 32;
 
-// One reply per request, in order: the requests of each beam width, sorted by source length,
-// are decoded in sub-batches of at most `sub_batch` (decode_ids), shortest first, each answered
-// through progress.answer as soon as it is decoded; a sub-batch's decoding also gives the maps
-// and alternatives of those with "details" (observed while decoding:
-// base/decoding/decoding_maps.h). Each reply is the one its request gets alone. A text with
-// more pieces than the model's positions cover gets 400 naming the limit; a blank text, an
-// empty translation and no maps (both answered at once). A request that streams
+// Rows decoded at once by continuous batching (greedy requests without details).
+constexpr int64_t kContinuousRows = 64;
+
+// One reply per request, in order (and one for each request taken with progress.more), each
+// answered through progress.answer as soon as it is decoded, each the one its request gets alone:
+//   - greedy without "details": continuous batching (base/decoding/continuous.h) in `rows`
+//     (made here when null, with kContinuousRows rows): each joins the running rows between two
+//     decoding steps and is answered at the step it ends; between steps, the requests that
+//     queued meanwhile are taken (progress.more), as many as the rows have room for;
+//   - a beam, or "details": the requests of each beam width, sorted by source length, decoded in
+//     sub-batches of at most `sub_batch` (decode_ids), shortest first; the decoding also gives
+//     the maps and alternatives of those with "details" (observed while decoding:
+//     base/decoding/decoding_maps.h).
+// A text with more pieces than the model's positions cover gets 400 naming the limit; a blank
+// text, an empty translation and no maps (both answered at once). A request that streams
 // (progress.wanted) gets a partial line after each decoding step.
 std::vector<serve::Reply> translate_requests(const Translator& translator,
                                              const std::vector<nlohmann::json>& requests,
                                              int64_t max_length,
                                              const serve::Progress& progress = {},
-                                             int64_t sub_batch = kServedSubBatch);
+                                             int64_t sub_batch = kServedSubBatch,
+                                             decoding::ContinuousGreedy* rows = nullptr);
+// The options of the continuous rows for translations of at most `max_length` pieces.
+decoding::DecodeOptions continuous_options(const Translator& translator, int64_t max_length);
 
 // The service: the live page (explorer.html with its live data), the info and the endpoint.
 // `translator` must outlive the server; only the server's model thread uses it. The page and

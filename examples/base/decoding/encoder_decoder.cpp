@@ -52,9 +52,9 @@ EncoderDecoderScorer encode_batch(nn::Transformer& model,
                                   const std::vector<std::vector<int64_t>>& sources,
                                   const DecodeOptions& options, nn::AttentionObserver* observer) {
   std::vector<int64_t> lengths;
-  const Tensor source = pad_rows(sources, options.pad_id, lengths);
-  const Tensor source_mask = nn::padding_mask(lengths, source.size(1));
-  const Tensor memory = model.encode(source, source_mask, observer).value();
+  Tensor source_mask;
+  const Tensor memory = encode_sources(model, sources, options.pad_id, lengths, source_mask,
+                                       observer);
   return EncoderDecoderScorer(model, memory, source_mask, options.use_cache, options.max_length,
                               memory.size(0) * options.beam, observer);
 }
@@ -100,6 +100,14 @@ void decode_batch(nn::Transformer& model, const std::vector<std::vector<int64_t>
 }
 
 }  // namespace
+
+Tensor encode_sources(nn::Transformer& model, const std::vector<std::vector<int64_t>>& sources,
+                      int64_t pad_id, std::vector<int64_t>& lengths, Tensor& source_mask,
+                      nn::AttentionObserver* observer) {
+  const Tensor source = pad_rows(sources, pad_id, lengths);
+  source_mask = nn::padding_mask(lengths, source.size(1));
+  return model.encode(source, source_mask, observer).value();
+}
 
 EncoderDecoderScorer::EncoderDecoderScorer(nn::Transformer& model, const Tensor& memory,
                                            const Tensor& memory_mask, bool use_cache,

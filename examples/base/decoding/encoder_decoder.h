@@ -61,6 +61,14 @@ class EncoderDecoderScorer : public NextTokenScorer {
   nn::AttentionObserver* observer_;
 };
 
+// The sources padded with pad_id into one batch and encoded (memory [sources, S, d_model]);
+// `lengths` gets each source's length (at least 1: an empty source reads one pad) and
+// `source_mask` their padding mask. decode() encodes each batch so; the server's continuous
+// batching (continuous.h) its newcomers.
+Tensor encode_sources(nn::Transformer& model, const std::vector<std::vector<int64_t>>& sources,
+                      int64_t pad_id, std::vector<int64_t>& lengths, Tensor& source_mask,
+                      nn::AttentionObserver* observer = nullptr);
+
 // Output ids (no bos, no eos) for each source's ids. Sources run in batches of batch_size,
 // sorted by length (so each batch pads little); beam search's rows are the alive hypotheses of
 // every source in the batch. Padding and batching change no output: each source gets what it

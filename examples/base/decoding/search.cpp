@@ -31,6 +31,13 @@ std::vector<char> may_output(int64_t vocab, const SearchOptions& options) {
   return allowed;
 }
 
+int64_t best_token(const double* log_probs, int64_t vocab, const std::vector<char>& allowed) {
+  int64_t best = -1;
+  for (int64_t v = 0; v < vocab; ++v)
+    if (allowed[v] && (best < 0 || log_probs[v] > log_probs[best])) best = v;
+  return best;
+}
+
 }  // namespace detail
 
 namespace {
@@ -88,11 +95,8 @@ std::vector<std::vector<int64_t>> greedy(NextTokenScorer& scorer,
   std::vector<char> allowed;
   auto argmax = [&](size_t, const double* log_probs, int64_t vocab) {
     if (allowed.empty()) allowed = detail::may_output(vocab, options);
-    // y_t = argmax over the tokens an output may hold (the first one on ties, as torch).
-    int64_t best = -1;
-    for (int64_t v = 0; v < vocab; ++v)
-      if (allowed[v] && (best < 0 || log_probs[v] > log_probs[best])) best = v;
-    return best;
+    // y_t = argmax over the tokens an output may hold.
+    return detail::best_token(log_probs, vocab, allowed);
   };
   return token_by_token(scorer, starts, options, true, argmax);
 }

@@ -69,6 +69,9 @@ namespace detail {
 void read_scores(const Tensor& scores, std::vector<double>& out);
 // 1 for each token of the vocabulary a search may output, 0 for those of never_output.
 std::vector<char> may_output(int64_t vocab, const SearchOptions& options);
+// Greedy's choice: argmax_v log_probs[v] over the tokens `allowed` (the first one on ties, as
+// torch).
+int64_t best_token(const double* log_probs, int64_t vocab, const std::vector<char>& allowed);
 }  // namespace detail
 
 }  // namespace atencion::examples::decoding

@@ -37,13 +37,35 @@ Reply error_reply(int status, const std::string& reason);  // {"error": reason}
 // a request's reply as soon as it is ready (e.g. the short sentences of a batch, decoded first:
 // their clients send their next requests while the model works on the rest, so that the queue
 // holds work when the batch ends). Requests that do not stream ignore what is pushed for them.
+//
+// And what it may take while it runs (continuous batching, docs/17-serving.md#under-load):
+// more(limit) hands it up to `limit` more requests of its endpoint that queued meanwhile, each
+// numbered after the batch's others (the batch's replies then number them all), streamed and
+// answered as the others.
 class Progress {
  public:
   using Sink = std::function<void(nlohmann::json partial)>;  // empty: the request does not stream
   using Answer = std::function<void(std::size_t request, Reply reply)>;
+  // A request taken into the running batch: its request and its sink.
+  struct Taken {
+    nlohmann::json request;
+    Sink sink;
+  };
+  using Take = std::function<std::vector<Taken>(std::size_t limit)>;
   Progress() = default;
-  explicit Progress(std::vector<Sink> sinks, Answer answer = {})
-      : sinks_(std::move(sinks)), answer_(std::move(answer)) {}
+  explicit Progress(std::vector<Sink> sinks, Answer answer = {}, Take take = {})
+      : sinks_(std::move(sinks)), answer_(std::move(answer)), take_(std::move(take)) {}
+  // Up to `limit` requests that queued since the batch began, numbered from the batch's size
+  // before the call on (in order): none without a queue.
+  std::vector<nlohmann::json> more(std::size_t limit) const {
+    std::vector<nlohmann::json> requests;
+    if (!take_ || limit == 0) return requests;
+    for (Taken& taken : take_(limit)) {
+      requests.push_back(std::move(taken.request));
+      sinks_.push_back(std::move(taken.sink));
+    }
+    return requests;
+  }
   // Whether request `request` of the batch streams (so that its partial results are worth making).
   bool wanted(std::size_t request) const {
     return request < sinks_.size() && static_cast<bool>(sinks_[request]);
@@ -62,12 +84,14 @@ class Progress {
   }
 
  private:
-  std::vector<Sink> sinks_;
+  mutable std::vector<Sink> sinks_;  // grows with more()
   Answer answer_;
+  Take take_;
 };
 
-// A model's batch function: one reply per request, in order (those it sent early through
-// Progress::answer are ignored), and for streamed requests their partial results on the way.
+// A model's batch function: one reply per request, in order, those it took with Progress::more
+// included (those it sent early through Progress::answer are ignored), and for streamed
+// requests their partial results on the way.
 // Runs on the model thread only. A request it refuses (e.g. a text
 // longer than the model's positions) gets its own 400; an exception fails the whole batch with
 // 500.
@@ -111,6 +135,9 @@ class BatchQueue {
  private:
   void model_loop();
   std::vector<Job> next_batch();  // blocks; empty when stopping
+  // Up to `limit` waiting jobs of `endpoint`, in arrival order, taken off the queue.
+  std::vector<Job> take(const std::string& endpoint, std::size_t limit);
+  void run_batch(std::vector<Job>& batch);
 
   BatchFunction run_;
   BatchOptions options_;

@@ -2,7 +2,8 @@
 // without a server: batches hold one endpoint's jobs in arrival order, a failing batch function
 // answers 500 to each of its jobs, a full queue refuses, stop() answers what waits with 503, and
 // what queued while the model was busy goes together, at once (without the window), past
-// full_batch up to largest_batch, and a reply sent early (Progress::answer) is sent once.
+// full_batch up to largest_batch, a reply sent early (Progress::answer) is sent once, and a
+// running batch takes what queued meanwhile (Progress::more).
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -232,4 +233,50 @@ TEST_CASE("batch queue: without a queue, Progress::answer leaves the reply to be
   Reply reply{200, {{"ok", true}}};
   CHECK_FALSE(progress.answer(0, reply));
   CHECK(reply.body.at("ok") == true);
+}
+
+TEST_CASE("batch queue: a running batch takes the jobs of its endpoint that queued meanwhile "
+          "(Progress::more), numbered after its own, each answered once") {
+  std::promise<void> queued;
+  std::future<void> all_queued = queued.get_future();
+  std::vector<size_t> taken_per_call;
+  BatchQueue queue([&](const std::string& endpoint, const std::vector<nlohmann::json>& requests,
+                       const Progress& progress) {
+    std::vector<nlohmann::json> all = requests;
+    if (endpoint == "x") {
+      CHECK(all_queued.wait_for(30s) == std::future_status::ready);
+      // At most 2 at a time, as a model with room for 2 more rows would take them.
+      for (auto more = progress.more(2); !more.empty(); more = progress.more(2)) {
+        taken_per_call.push_back(more.size());
+        for (auto& request : more) all.push_back(std::move(request));
+      }
+    }
+    std::vector<Reply> replies;
+    for (size_t i = 0; i < all.size(); ++i) {
+      Reply reply{200, {{"value", all[i].at("value")}, {"number", i}}};
+      if (i == 3) CHECK(progress.answer(i, reply));  // a taken job answered early, once
+      replies.push_back(std::move(reply));
+    }
+    return replies;
+  }, {16, 8, 1ms});
+  std::vector<std::future<Reply>> replies;
+  replies.push_back(push(queue, "x", 0));
+  std::this_thread::sleep_for(50ms);  // the model thread holds job 0's batch
+  for (int value = 1; value <= 4; ++value) {
+    replies.push_back(push(queue, "x", value));
+    if (value == 2) replies.push_back(push(queue, "y", 10));  // another endpoint: not taken
+  }
+  queued.set_value();
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const Reply reply = replies[i].get();
+    CHECK(reply.status == 200);
+    if (reply.body.at("value") == 10) continue;
+    CHECK(reply.body.at("number") == reply.body.at("value"));  // in arrival order
+  }
+  CHECK(taken_per_call == std::vector<size_t>{2, 2});
+  CHECK(queue.waiting() == 0);
+}
+
+TEST_CASE("batch queue: without a queue, Progress::more takes nothing") {
+  CHECK(Progress().more(8).empty());
 }

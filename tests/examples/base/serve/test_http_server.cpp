@@ -211,8 +211,8 @@ TEST_CASE("serve: N concurrent clients get the answers of sequential ones") {
   for (auto& client : clients) CHECK(client.get());
 }
 
-TEST_CASE("serve: a batch answered in length-sorted sub-batches gives each request its answer "
-          "alone, shortest first, each as soon as decoded") {
+TEST_CASE("serve: a batch answered in length-sorted sub-batches and continuous rows gives each "
+          "request its answer alone, the sub-batches shortest first, each as soon as decoded") {
   const translate::Translator& translator = tiny_translator();
   std::vector<nlohmann::json> requests;
   for (size_t i = 0; i < kSentences.size(); ++i)
@@ -243,9 +243,12 @@ TEST_CASE("serve: a batch answered in length-sorted sub-batches gives each reque
     for (const char* field : {"translation", "source_pieces", "output_pieces", "beam"})
       CHECK(reply.body.at(field) == alone.body.at(field));
     CHECK(reply.body.contains("sentence") == requests[request].at("details").get<bool>());
-    if (!requests[request].at("details").get<bool>()) CHECK(reply.body == alone.body);
+    if (!requests[request].at("details").get<bool>()) {
+      CHECK(reply.body == alone.body);  // continuous rows: answered as each ends
+      continue;
+    }
     const size_t length = translator.source_tokenizer.encode(kSentences[request]).size();
-    CHECK(length >= previous_length);  // shortest first
+    CHECK(length >= previous_length);  // the sub-batches: shortest first
     previous_length = length;
   }
   CHECK(times_answered == std::vector<int>(requests.size(), 1));
@@ -321,6 +324,53 @@ TEST_CASE("serve: a stream sends the output so far after each step, then the ans
         std::string::npos);
   CHECK(call(port, "POST", "/api/translate/stream", "{\"text\": 1}").status == 400);
   CHECK(call(port, "GET", "/api/translate/stream").status == 405);
+}
+
+TEST_CASE("serve: concurrent text-only, detailed and beam requests, streamed or not, join the "
+          "running rows or batches and get the answers they get alone") {
+  serve::Server server(translate::translate_service(tiny_translator(), "tiny", 64), ephemeral());
+  const uint16_t port = server.port();
+  // Request kind k: 0 greedy text only (continuous rows), 1 greedy with details, 2 beam 2 text.
+  auto body = [](const std::string& text, int kind) {
+    return nlohmann::json{{"text", text}, {"beam", kind == 2 ? 2 : 1}, {"details", kind == 1}}
+        .dump();
+  };
+  std::vector<std::vector<std::string>> sequential(3);
+  for (int kind = 0; kind < 3; ++kind)
+    for (const std::string& sentence : kSentences)
+      sequential[kind].push_back(call(port, "POST", "/api/translate", body(sentence, kind)).body);
+  // The rows' answers are `translate`'s (decode on the sentences together, sorted, padded).
+  const auto offline = translate::translate_sentences(tiny_translator(), kSentences,
+                                                      translate::decode_options(1, 64));
+  for (size_t i = 0; i < kSentences.size(); ++i)
+    CHECK(nlohmann::json::parse(sequential[0][i]).at("translation") == offline[i]);
+  constexpr int kClients = 12, kRounds = 4;
+  std::vector<std::future<bool>> clients;
+  for (int c = 0; c < kClients; ++c)
+    clients.push_back(std::async(std::launch::async, [&, c] {
+      bool same = true;
+      for (int r = 0; r < kRounds; ++r) {
+        const size_t i = static_cast<size_t>(c + r) % kSentences.size();
+        const int kind = (c + 2 * r) % 5 < 3 ? 0 : (c + r) % 2 + 1;  // mostly text only
+        const bool streams = (c + r) % 3 == 0;
+        const auto answer = call(port, "POST", streams ? "/api/translate/stream" : "/api/translate",
+                                 body(kSentences[i], kind));
+        const std::string last =
+            streams ? test_http::lines_of(test_http::dechunk(answer.body)).back() : answer.body;
+        same = same && answer.status == 200 && last == sequential[kind][i];
+      }
+      return same;
+    }));
+  for (auto& client : clients) CHECK(client.get());
+  // A text-only stream from the rows: its partial lines, then the answer.
+  const auto lines = stream_lines(port, body(kSentences[4], 0));
+  CHECK(lines.back() == sequential[0][4]);
+  const auto answer = nlohmann::json::parse(lines.back());
+  for (size_t l = 0; l + 1 < lines.size(); ++l) {
+    const auto pieces = nlohmann::json::parse(lines[l]).at("output_pieces");
+    for (size_t p = 0; p < pieces.size(); ++p) CHECK(pieces[p] == answer.at("output_pieces")[p]);
+  }
+  CHECK(nlohmann::json::parse(call(port, "GET", "/api/health").body).at("waiting") == 0);
 }
 
 TEST_CASE("serve: concurrent streams end as sequential answers, and clients gone mid-stream "

@@ -1,0 +1,98 @@
+// tests/examples/base/decoding/test_continuous.cpp — base/decoding/continuous.cpp: sources that
+// join a running batch at different steps, and leave it as they end, get the output decode()
+// gives each alone (greedy), on random tiny models; outputs end both by eos and by max_length;
+// bad calls give one-line errors.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "base/decoding/continuous.h"
+#include "nn/transformer.h"
+#include "tensor/random.h"
+
+using namespace atencion;
+using namespace atencion::nn;
+using namespace atencion::examples::decoding;
+using Catch::Matchers::Contains;
+
+namespace {
+
+constexpr int64_t pad = 0, bos = 2, eos = 3;
+
+// A tiny random model, its eos made likelier by `eos_bias` so that outputs end both ways.
+std::unique_ptr<Transformer> tiny_model(uint64_t seed, bool norm_first, double eos_bias) {
+  Generator generator(seed);
+  TransformerConfig config{.src_vocab = 9, .tgt_vocab = 6, .d_model = 8, .heads = 2,
+                           .encoder_layers = 1, .decoder_layers = 2, .d_ff = 16, .dropout = 0.1,
+                           .max_len = 16, .norm_first = norm_first, .padding_idx = pad};
+  auto model = std::make_unique<Transformer>(config, generator);
+  model->output_projection->bias.mutable_value() =
+      Tensor::from_vector(std::vector<double>{0, -1, 0, eos_bias, 0, 0}, {6});
+  model->eval();
+  return model;
+}
+
+DecodeOptions greedy_options(int64_t max_length) {
+  DecodeOptions options;
+  options.max_length = max_length;
+  options.pad_id = pad;
+  options.bos_id = bos;
+  options.eos_id = eos;
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("ContinuousGreedy: sources that join at different steps get their outputs alone",
+          "[continuous]") {
+  const std::vector<std::vector<int64_t>> sources = {
+      {4, 5, 6, 7, 8}, {1}, {2, 3, 4}, {8, 8, 1, 2, 3, 4, 5}, {6, 6}, {5, 4, 3, 2}, {7}, {1, 2}};
+  // Step at which each source is offered; it joins when there is room (3 rows at most).
+  const std::vector<int64_t> offered = {0, 0, 0, 0, 2, 3, 3, 5};
+  for (const bool norm_first : {false, true})
+    for (const double eos_bias : {0.0, 1.0}) {
+      INFO("norm_first " << norm_first << ", eos_bias " << eos_bias);
+      auto model = tiny_model(17 + norm_first, norm_first, eos_bias);
+      const DecodeOptions options = greedy_options(7);
+      ContinuousGreedy continuous(*model, options, 3);
+      std::map<size_t, std::vector<int64_t>> finished;
+      size_t next = 0;
+      int64_t ended_by_eos = 0;
+      for (int64_t step = 0; finished.size() < sources.size() && step < 100; ++step) {
+        std::vector<std::vector<int64_t>> joining;
+        std::vector<size_t> tags;
+        for (; next < sources.size() && offered[next] <= step && continuous.room() > 0 &&
+               static_cast<int64_t>(tags.size()) < continuous.room();
+             ++next) {
+          joining.push_back(sources[next]);
+          tags.push_back(next);
+        }
+        continuous.admit(joining, tags);
+        for (const auto& output : continuous.step())
+          if (output.finished) {
+            finished[output.tag] = output.tokens;
+            ended_by_eos += static_cast<int64_t>(output.tokens.size()) < options.max_length;
+          }
+      }
+      REQUIRE(finished.size() == sources.size());
+      for (size_t i = 0; i < sources.size(); ++i) {
+        INFO("source " << i);
+        CHECK(finished[i] == decode(*model, {sources[i]}, options)[0]);
+      }
+      if (eos_bias > 0) CHECK(ended_by_eos > 0);
+    }
+}
+
+TEST_CASE("ContinuousGreedy: bad calls give one-line errors", "[continuous]") {
+  auto model = tiny_model(3, false, 0.5);
+  CHECK_THROWS_WITH(ContinuousGreedy(*model, greedy_options(0), 2),
+                    Contains("ContinuousGreedy: max_rows 2 and max_length 0 must be at least 1"));
+  ContinuousGreedy continuous(*model, greedy_options(4), 2);
+  CHECK(continuous.step().empty());
+  CHECK_THROWS_WITH(continuous.admit({{4}, {5}, {6}}, {0, 1, 2}),
+                    Contains("ContinuousGreedy::admit: 3 sources with 3 tags, room for 2"));
+  CHECK_THROWS_WITH(continuous.admit({{4}}, {}), Contains("1 sources with 0 tags"));
+}
