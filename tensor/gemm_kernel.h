@@ -74,6 +74,13 @@ void generic_kernel(MicroKernel<double>& out);
 void avx2_row_product_bfloat16(const GemmShape& s, const float* a, const uint16_t* bt, float* c,
                                bool accumulate, int64_t kc, int64_t col_begin, int64_t col_end);
 
+// The same one-row product of Wᵀ with W [n, k] copied into panels of 16 rows
+// (tensor/packed_rows.h): panels [panel_begin, panel_end), a_step between A's values. The same
+// bits as avx2_row_product on W.
+void avx2_packed_row_product(int64_t k, const float* a, int64_t a_step, const float* panels,
+                             int64_t n, float* c, bool accumulate, int64_t kc,
+                             int64_t panel_begin, int64_t panel_end);
+
 // The k sum is cut into blocks of this many bytes of values (256 floats, 128 doubles): where the
 // partial sums are added into C, the same whatever the thread count and the path.
 inline constexpr int64_t kBlockBytes = 1024;

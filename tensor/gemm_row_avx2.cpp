@@ -243,6 +243,34 @@ ATENCION_AVX2_TARGET void row_times_bt_bfloat16(const GemmShape& s, const float*
   }
 }
 
+// W in panels of 16 rows (tensor/packed_rows.h): panels [first, last) of n outputs, each read
+// as one stream, a 16-float line a step; per block of kc steps, the line's two halves are added
+// into two chains of fused multiply-adds (outputs 0-7 and 8-15), each output's sum in the order
+// row_times_bt gives it. Rows past n are zeros in the panel: summed, never stored.
+ATENCION_AVX2_TARGET void panels_times_row(int64_t k, const float* a, int64_t a_step,
+                                           const float* panels, int64_t n, float* c,
+                                           bool accumulate, int64_t kc, int64_t first,
+                                           int64_t last) {
+  for (int64_t r = first; r < last; ++r) {
+    const float* panel = panels + r * 16 * k;
+    const int64_t j = 16 * r;
+    for (int64_t pc = 0; pc < k; pc += kc) {
+      const int64_t block_end = std::min(k, pc + kc);
+      __m256 low = _mm256_setzero_ps(), high = _mm256_setzero_ps();
+#pragma GCC unroll 4
+      for (int64_t p = pc; p < block_end; ++p) {
+        const __m256 a_value = _mm256_broadcast_ss(a + p * a_step);
+        low = _mm256_fmadd_ps(a_value, _mm256_load_ps(panel + 16 * p), low);
+        high = _mm256_fmadd_ps(a_value, _mm256_load_ps(panel + 16 * p + 8), high);
+      }
+      const bool add = accumulate || pc > 0;
+      store_lanes(c + j, low, static_cast<int>(std::min<int64_t>(8, n - j)), add);
+      if (j + 8 < n)
+        store_lanes(c + j + 8, high, static_cast<int>(std::min<int64_t>(8, n - j - 8)), add);
+    }
+  }
+}
+
 }  // namespace
 
 ATENCION_AVX2_TARGET void avx2_row_product(const GemmShape& s, const float* a, const float* b,
@@ -260,6 +288,13 @@ ATENCION_AVX2_TARGET void avx2_row_product_bfloat16(const GemmShape& s, const fl
                                                     int64_t kc, int64_t col_begin,
                                                     int64_t col_end) {
   row_times_bt_bfloat16(s, a, s.trans_a ? s.lda : 1, bt, c, accumulate, kc, col_begin, col_end);
+}
+
+ATENCION_AVX2_TARGET void avx2_packed_row_product(int64_t k, const float* a, int64_t a_step,
+                                                  const float* panels, int64_t n, float* c,
+                                                  bool accumulate, int64_t kc,
+                                                  int64_t panel_begin, int64_t panel_end) {
+  panels_times_row(k, a, a_step, panels, n, c, accumulate, kc, panel_begin, panel_end);
 }
 
 }  // namespace atencion::gemm_detail
