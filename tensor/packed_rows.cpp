@@ -14,8 +14,6 @@
 namespace atencion {
 namespace {
 
-using gemm_detail::ceil_div;
-
 constexpr int64_t kPanelRows = PackedRows::kPanelRows;
 constexpr int64_t kc = gemm_detail::kBlockBytes / sizeof(float);  // gemm's blocks: its bits
 
@@ -79,15 +77,9 @@ void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float*
   const int available = detail::in_parallel_task() ? 1 : num_threads();
   const int threads = static_cast<int>(
       std::clamp<int64_t>(n * k / gemm_detail::min_work_per_thread, 1, available));
-  constexpr int64_t run = 64 / kPanelRows;
-  const int64_t tasks = std::min<int64_t>(ceil_div(w.panels(), run), kTasksPerThread * threads);
-  parallel_tasks(tasks, threads, [&](int64_t task) {
-    int64_t first, last;
-    gemm_detail::split(w.panels(), run, static_cast<int>(tasks), static_cast<int>(task), first,
-                       last);
-    if (first < last)
-      gemm_detail::avx2_packed_row_product(k, a, a_step, w.panel(0), n, c, accumulate, kc, first,
-                                           last);
+  gemm_detail::for_panel_runs(w.panels(), threads, [&](int64_t first, int64_t last) {
+    gemm_detail::avx2_packed_row_product(k, a, a_step, w.panel(0), n, c, accumulate, kc, first,
+                                         last);
   });
 }
 

@@ -163,11 +163,21 @@ TEST_CASE("Linear: a packed weight gives the bits of W on one row, W itself on m
   linear.use_packed_weight();
   CHECK(linear.uses_packed_weight());
   NoGradGuard no_grad;
-  for (const Shape& shape : {Shape{300}, Shape{1, 1, 300}, Shape{3, 300}}) {
+  for (const Shape& shape : {Shape{1, 300}, Shape{1, 1, 300}, Shape{3, 300}}) {
     const Variable x(uniform(shape, -1, 1, generator));
     CHECK(linear(x).value().to_vector() == reference(x).value().to_vector());
   }
+  // The panels are a copy: W changed in place is not seen by one row (read from the panels),
+  // and is by two (read from W).
   const Variable row(uniform({1, 300}, -1, 1, generator));
+  const Variable rows(uniform({2, 300}, -1, 1, generator));
+  const Tensor y_row = linear(row).value(), y_rows = linear(rows).value();
+  float& w00 = linear.weight.mutable_value().data<float>()[0];
+  const float kept = w00;
+  w00 += 1.0f;
+  CHECK(linear(row).value().to_vector() == y_row.to_vector());
+  CHECK(linear(rows).value().to_vector() != y_rows.to_vector());
+  w00 = kept;
   linear.weight.mutable_value() = mul(linear.weight.value(), 2.0);  // replaced, as a load does
   reference.weight.mutable_value() = mul(reference.weight.value(), 2.0);
   CHECK(linear(row).value().to_vector() == reference(row).value().to_vector());
