@@ -7,7 +7,9 @@
 //                               one-token prompt, with the key/value cache, on a GPT of GPT-2
 //                               small's shape (vocabulary 50,257, context 1,024, d_model 768,
 //                               12 heads, 12 layers: 124M parameters) with random weights from
-//                               a fixed seed. `tokens_per_second`; `weight_mb_per_token`: the
+//                               a fixed seed, copied into panels as atencion-gpt sample
+//                               decodes (GPT::use_packed_weights: the same bytes, in one
+//                               stream). `tokens_per_second`; `weight_mb_per_token`: the
 //                               bytes of weights one token reads (all but the position table, of
 //                               which it reads a row); `bandwidth_fraction`: tokens/s × those
 //                               bytes / read_bandwidth at the same T, measured in this process
@@ -87,7 +89,10 @@ GPT& gpt2_small(bool bfloat16) {
   if (!model) {
     atencion::Generator generator(42);
     model = std::make_unique<GPT>(atencion::bench::gpt2_small_config(0), generator);
-    if (bfloat16) model->use_bfloat16_weights();
+    if (bfloat16)
+      model->use_bfloat16_weights();
+    else
+      model->use_packed_weights();  // as atencion-gpt sample decodes in float32
   }
   return *model;
 }

@@ -9,6 +9,7 @@
 
 #include "autograd/ops.h"
 #include "tensor/gemm_bfloat16.h"
+#include "tensor/packed_rows.h"
 #include "tensor/ops.h"
 
 namespace atencion::nn {
@@ -42,12 +43,11 @@ Variable Linear::forward(const Variable& x) const {
         "): input of shape " + shape_to_string(x.shape()) + " must end in " +
         std::to_string(in_features_) + " (weight is " + shape_to_string(weight.shape()) + ")");
   }
-  if (bfloat16_weight_ && grad_mode_enabled())
-    throw std::logic_error(type_name() + ": a bfloat16 weight is for inference: run forward "
-                           "under NoGradGuard");
-  // y = x Wᵀ (+ b): [..., in] @ [in, out] = [..., out]; the weight is read transposed, not copied.
-  Variable y = bfloat16_weight_ ? Variable(matmul_bfloat16(x.value(), *bfloat16_weight_))
-                                : matmul(x, weight, Trans::No, Trans::Yes);
+  if ((bfloat16_weight_ || packed_weight_) && grad_mode_enabled())
+    throw std::logic_error(type_name() + ": a " + (bfloat16_weight_ ? "bfloat16" : "packed") +
+                           " weight is for inference: run forward under NoGradGuard");
+  // y = x Wᵀ (+ b): [..., in] @ [in, out] = [..., out]
+  Variable y = times_weight_transposed(x);
   if (has_bias()) y = add(y, bias);  // b broadcasts over every leading dim
   if (has_lora()) {
     // + (α/r)·(x Aᵀ) Bᵀ: down to r features, up to out, scaled. Never B A itself (out × in).
@@ -56,6 +56,15 @@ Variable Linear::forward(const Variable& x) const {
     y = add(y, mul(up, lora_scaling_));
   }
   return y;
+}
+
+Variable Linear::times_weight_transposed(const Variable& x) const {
+  if (bfloat16_weight_) return Variable(matmul_bfloat16(x.value(), *bfloat16_weight_));
+  // One row: the panels, while W is the one they were made from.
+  if (packed_weight_ && x.value().numel() == in_features_ &&
+      packed_from_.lock() == weight.value().storage())
+    return Variable(matmul_packed_row(x.value(), *packed_weight_));
+  return matmul(x, weight, Trans::No, Trans::Yes);  // W read transposed, not copied
 }
 
 void Linear::add_lora(int64_t rank, double alpha, Generator& generator) {
@@ -87,8 +96,27 @@ void Linear::use_bfloat16_weight() {
     throw std::invalid_argument(who + "the weight is " + dtype_name(weight.dtype()) +
                                 ", not float32");
   check_bfloat16_support("use_bfloat16_weight");
+  packed_weight_ = nullptr;  // one copy at a time: the bfloat16 one reads fewer bytes
   bfloat16_weight_ = std::make_shared<const BFloat16Matrix>(weight.value());
   weight.mutable_value() = bfloat16_weight_->to_float32();  // the values forward() now reads
+}
+
+void Linear::use_packed_weight() {
+  const std::string who = "use_packed_weight: " + type_name() + ": ";
+  if (has_lora()) throw std::invalid_argument(who + "merge the adapter first (merge_lora)");
+  if (bfloat16_weight_) throw std::invalid_argument(who + "the weight is kept as bfloat16");
+  if (weight.dtype() != DType::Float32)
+    throw std::invalid_argument(who + "the weight is " + dtype_name(weight.dtype()) +
+                                ", not float32");
+  check_packed_rows_support("use_packed_weight");
+  packed_weight_ = std::make_shared<const PackedRows>(weight.value());
+  packed_from_ = weight.value().storage();
+}
+
+void use_packed_weights(Module& model) {
+  if (auto* linear = dynamic_cast<Linear*>(&model)) linear->use_packed_weight();
+  for (const auto& [name, module] : model.named_modules())
+    if (auto* linear = dynamic_cast<Linear*>(module.get())) linear->use_packed_weight();
 }
 
 void use_bfloat16_weights(Module& model) {

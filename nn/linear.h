@@ -18,6 +18,12 @@
 // reads those, widened to float32 in registers with float32 sums, and is refused with the graph
 // on (it is for inference, under NoGradGuard). `weight` keeps the rounded values too, so that
 // the layer is one model whichever copy a product reads.
+//
+// Packed weights (inference, float32; docs/performance.md#one-row-products): use_packed_weight()
+// copies W into panels of 16 rows (tensor/packed_rows.h), a second copy of W's bytes; forward()
+// of one row (decoding a token) then reads the panels, one stream instead of 16, with the bits
+// of the product with W. More rows use W as before. Also for inference only: with the graph on,
+// forward() is refused, so that no optimizer step changes W behind the copy.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +32,7 @@
 
 #include "nn/module.h"
 #include "tensor/bfloat16_matrix.h"
+#include "tensor/packed_rows.h"
 #include "tensor/random.h"
 
 namespace atencion::nn {
@@ -60,19 +67,32 @@ class Linear : public Module {
   void use_bfloat16_weight();
   bool uses_bfloat16_weight() const { return bfloat16_weight_ != nullptr; }
 
+  // W copied into panels for forward() of one row under NoGradGuard (above). Refused with an
+  // adapter, a float64 or a bfloat16 weight; throws check_packed_rows_support's line on a CPU
+  // without AVX2 and FMA. A W replaced afterwards (a load) is read itself, not the stale copy.
+  void use_packed_weight();
+  bool uses_packed_weight() const { return packed_weight_ != nullptr; }
+
   Variable weight;  // [out_features, in_features]
   Variable bias;    // [out_features], or undefined
   Variable lora_A;  // [rank, in_features], or undefined (no LoRA)
   Variable lora_B;  // [out_features, rank], or undefined
 
  private:
+  // x Wᵀ, reading W, its bfloat16 copy, or (one row) its panels.
+  Variable times_weight_transposed(const Variable& x) const;
+
   int64_t in_features_;
   int64_t out_features_;
   double lora_scaling_ = 0.0;
   std::shared_ptr<const BFloat16Matrix> bfloat16_weight_;  // or null: float32 products
+  std::shared_ptr<const PackedRows> packed_weight_;        // or null: one row reads W
+  std::weak_ptr<Storage> packed_from_;                     // W's values when it was packed
 };
 
 // use_bfloat16_weight() on every Linear of `model` (itself included, and its submodules).
 void use_bfloat16_weights(Module& model);
+// use_packed_weight() on every Linear of `model` (itself included, and its submodules).
+void use_packed_weights(Module& model);
 
 }  // namespace atencion::nn

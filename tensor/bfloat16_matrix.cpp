@@ -1,4 +1,4 @@
-// tensor/bfloat16_matrix.cpp — a matrix kept as bfloat16, and x·Wᵀ with it.
+// tensor/bfloat16_matrix.cpp — a matrix kept as bfloat16 in panels of 16 rows, and x·Wᵀ with it.
 // Lesson: docs/performance.md#bfloat16-weights
 #include "tensor/bfloat16_matrix.h"
 
@@ -19,16 +19,21 @@ BFloat16Matrix::BFloat16Matrix(const Tensor& matrix) {
   const Tensor values = matrix.to(DType::Float32).contiguous();
   rows_ = matrix.size(0);
   cols_ = matrix.size(1);
-  bits_.resize(static_cast<size_t>(rows_ * cols_));
+  bits_.assign(static_cast<size_t>(panels() * kPanelRows * cols_), 0);  // zeros past the last row
   const float* from = values.data<float>();
-  parallel_for(static_cast<int64_t>(bits_.size()), 1,
-               [&](int64_t i) { bits_[i] = float_to_bfloat16(from[i]); });
+  parallel_for(panels(), kPanelRows * cols_, [&](int64_t r) {
+    uint16_t* to = bits_.data() + r * kPanelRows * cols_;
+    for (int64_t i = 0; i < kPanelRows && r * kPanelRows + i < rows_; ++i)
+      for (int64_t p = 0; p < cols_; ++p)
+        to[p * kPanelRows + slot(i)] = float_to_bfloat16(from[(r * kPanelRows + i) * cols_ + p]);
+  });
 }
 
 Tensor BFloat16Matrix::to_float32() const {
   Tensor out = Tensor::uninitialized({rows_, cols_});
   float* to = out.data<float>();
-  for (size_t i = 0; i < bits_.size(); ++i) to[i] = bfloat16_to_float(bits_[i]);
+  for (int64_t j = 0; j < rows_; ++j)
+    for (int64_t p = 0; p < cols_; ++p) to[j * cols_ + p] = bfloat16_to_float(at(j, p));
   return out;
 }
 
@@ -46,7 +51,7 @@ Tensor matmul_bfloat16(const Tensor& x, const BFloat16Matrix& weight) {
   shape.back() = n;
   Tensor y = Tensor::uninitialized(shape);
   const GemmShape s{m, n, k, /*trans_a=*/false, /*trans_b=*/true, k, k, n};
-  gemm_bfloat16(s, rows.data<float>(), weight.data(), y.data<float>(), /*accumulate=*/false);
+  gemm_bfloat16(s, rows.data<float>(), weight, y.data<float>(), /*accumulate=*/false);
   return y;
 }
 

@@ -6,6 +6,16 @@
 // so each weight moves by at most half a unit in its 8th bit: |w16 − w| ≤ 2^-8 · |w|. Kept so,
 // a matrix takes half the bytes of float32, and a product that reads every weight once (decoding
 // one token) takes about half the time.
+//
+// The bits are kept in panels of 16 rows, as tensor/packed_rows.h keeps float32 ones, so that
+// the one-row product reads W as one stream: panel r holds, for each step p, the 16 values
+// W[16 r + i, p] (rows past the last are zeros) in the order
+//
+//   i = 0 1 2 3  8 9 10 11  4 5 6 7  12 13 14 15
+//
+// the order in which AVX2 widens 16-bit values: within each 128-bit half, interleaving with
+// zeros takes values 0-3 (unpacklo_epi16) or 4-7 (unpackhi_epi16). So the 32 bytes of a step
+// give the floats of outputs 0-7 and of 8-15, each in order, in two instructions.
 #pragma once
 
 #include <cstdint>
@@ -17,13 +27,23 @@ namespace atencion {
 
 class BFloat16Matrix {
  public:
+  static constexpr int64_t kPanelRows = 16;
+
   // `matrix` [rows, cols], float32 or float64: each value rounded to the nearest bfloat16, ties
   // to even (float_to_bfloat16; a float64 is first rounded to float32).
   explicit BFloat16Matrix(const Tensor& matrix);
 
   int64_t rows() const { return rows_; }
   int64_t cols() const { return cols_; }
-  const uint16_t* data() const { return bits_.data(); }  // row-major, rows x cols
+  int64_t panels() const { return (rows_ + kPanelRows - 1) / kPanelRows; }
+  // Panel r: for each step p, 16 bfloat16 values, W[16 r + i, p] at slot(i).
+  const uint16_t* panel(int64_t r) const { return bits_.data() + r * kPanelRows * cols_; }
+  // Where row i of a panel sits within a step: rows 4-7 and 8-11 change places (above).
+  static constexpr int64_t slot(int64_t i) { return i >= 4 && i < 12 ? i ^ 12 : i; }
+  // The bits of W[j, p].
+  uint16_t at(int64_t j, int64_t p) const {
+    return panel(j / kPanelRows)[p * kPanelRows + slot(j % kPanelRows)];
+  }
   // The values as float32 [rows, cols] (exact: a bfloat16 widens to float32 without rounding).
   Tensor to_float32() const;
 

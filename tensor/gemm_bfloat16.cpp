@@ -25,33 +25,30 @@ CpuFeatures detect_cpu_features() {
 #endif
 }
 
-void check_layout(const GemmShape& s, const char* operation) {
-  if (!s.trans_b || s.ldb < s.k)
-    throw std::invalid_argument(std::string(operation) +
-                                ": W must be stored [n, k] (trans_b), row stride at least k");
+void check_layout(const GemmShape& s, const BFloat16Matrix& w, const char* operation) {
+  if (!s.trans_b || s.n != w.rows() || s.k != w.cols())
+    throw std::invalid_argument(std::string(operation) + ": (n, k) = (" + std::to_string(s.n) +
+                                ", " + std::to_string(s.k) + ") with trans_b must be W's [" +
+                                std::to_string(w.rows()) + ", " + std::to_string(w.cols()) + "]");
 }
 
 using gemm_detail::ceil_div;
 using gemm_detail::min_work_per_thread;
+constexpr int64_t kc = gemm_detail::kBlockBytes / sizeof(float);  // gemm's blocks: its bits
 
-// One row: W read once where it is stored, the outputs split in runs of 64, a few runs per
-// thread (as gemm's row_product).
-void one_row(const GemmShape& s, const float* a, const uint16_t* w, float* c, bool accumulate,
-             int threads) {
-  constexpr int64_t run = 64;
-  const int64_t tasks = std::min<int64_t>(ceil_div(s.n, run), kTasksPerThread * threads);
-  parallel_tasks(tasks, threads, [&](int64_t task) {
-    int64_t begin, end;
-    gemm_detail::split(s.n, run, static_cast<int>(tasks), static_cast<int>(task), begin, end);
-    if (begin < end)
-      gemm_detail::avx2_row_product_bfloat16(s, a, w, c, accumulate,
-                                             gemm_detail::kBlockBytes / sizeof(float), begin, end);
+// One row: the panels read once, in runs of 4 panels (64 outputs), a few runs per thread (as
+// gemm's row_product splits a row's outputs).
+void one_row(const GemmShape& s, const float* a, const BFloat16Matrix& w, float* c,
+             bool accumulate, int threads) {
+  gemm_detail::for_panel_runs(w.panels(), threads, [&](int64_t first, int64_t last) {
+    gemm_detail::avx2_packed_row_product_bfloat16(s.k, a, s.trans_a ? s.lda : 1, w.panel(0), s.n,
+                                                  c, accumulate, kc, first, last);
   });
 }
 
 // More rows: W widened `tile` outputs at a time into a float32 buffer of the task's thread, and
 // C[:, tile] (+)= op(A) · (widened tile)ᵀ by gemm's kernel on that thread.
-void widened_tiles(const GemmShape& s, const float* a, const uint16_t* w, float* c,
+void widened_tiles(const GemmShape& s, const float* a, const BFloat16Matrix& w, float* c,
                    bool accumulate, int threads) {
   constexpr int64_t tile = 128;
   parallel_tasks(ceil_div(s.n, tile), threads, [&](int64_t task) {
@@ -60,7 +57,7 @@ void widened_tiles(const GemmShape& s, const float* a, const uint16_t* w, float*
     widened.resize(static_cast<size_t>(outputs * s.k));
     for (int64_t j = 0; j < outputs; ++j)
       for (int64_t p = 0; p < s.k; ++p)
-        widened[j * s.k + p] = bfloat16_to_float(w[(first + j) * s.ldb + p]);
+        widened[j * s.k + p] = bfloat16_to_float(w.at(first + j, p));
     GemmShape part = s;
     part.n = outputs;
     part.ldb = s.k;
@@ -83,20 +80,18 @@ void check_bfloat16_support(const std::string& operation, const CpuFeatures& cpu
                            "lacks " + lacking + ")");
 }
 
-void gemm_bfloat16_reference(const GemmShape& s, const float* a, const uint16_t* w, float* c,
-                             bool accumulate) {
-  check_layout(s, "gemm_bfloat16_reference");
-  std::vector<float> widened(static_cast<size_t>(s.n * s.k));
-  for (int64_t j = 0; j < s.n; ++j)
-    for (int64_t p = 0; p < s.k; ++p) widened[j * s.k + p] = bfloat16_to_float(w[j * s.ldb + p]);
+void gemm_bfloat16_reference(const GemmShape& s, const float* a, const BFloat16Matrix& w,
+                             float* c, bool accumulate) {
+  check_layout(s, w, "gemm_bfloat16_reference");
+  const Tensor widened = w.to_float32();
   GemmShape dense = s;
   dense.ldb = s.k;
-  gemm_reference(dense, a, widened.data(), c, accumulate);
+  gemm_reference(dense, a, widened.data<float>(), c, accumulate);
 }
 
-void gemm_bfloat16(const GemmShape& s, const float* a, const uint16_t* w, float* c,
+void gemm_bfloat16(const GemmShape& s, const float* a, const BFloat16Matrix& w, float* c,
                    bool accumulate) {
-  check_layout(s, "gemm_bfloat16");
+  check_layout(s, w, "gemm_bfloat16");
   check_bfloat16_support("gemm_bfloat16");
   if (s.m <= 0 || s.n <= 0) return;
   if (s.k <= 0) {

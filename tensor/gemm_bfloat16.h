@@ -4,12 +4,13 @@
 //
 //   C[m, n] (+)= op(A)[m, k] · Wᵀ        W [n, k] as bfloat16 bits (tensor/half.h), A and C float32
 //
-// Each weight is widened to the float32 it stands for (exactly: bfloat16_to_float appends 16 zero
-// bits) and the sum runs in float32, as gemm() sums: C gets the same bits as gemm() of A and the
-// widened W (trans_b), whatever the number of threads. One row (decoding a token) reads W where
-// it is stored, once, two bytes a weight, the threads splitting the outputs
-// (tensor/gemm_row_avx2.cpp); more rows (a prompt, a batch) widen W a tile of outputs at a time
-// and multiply each tile with gemm's kernel, one tile per task.
+// W is a BFloat16Matrix (tensor/bfloat16_matrix.h): its bits in panels of 16 rows. Each weight
+// is widened to the float32 it stands for (exactly: bfloat16_to_float appends 16 zero bits) and
+// the sum runs in float32, as gemm() sums: C gets the same bits as gemm() of A and the widened W
+// (trans_b), whatever the number of threads. One row (decoding a token) reads the panels once,
+// one stream, two bytes a weight, the threads splitting the panels (tensor/gemm_row_avx2.cpp);
+// more rows (a prompt, a batch) widen W a tile of outputs at a time and multiply each tile with
+// gemm's kernel, one tile per task.
 //
 // The one-row kernel needs AVX2 and FMA (the widening is a zero-extend and a shift, AVX2's; no
 // F16C or AVX-512 BF16 is needed): on a CPU without them the product is refused, in one line
@@ -19,6 +20,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tensor/bfloat16_matrix.h"
 #include "tensor/gemm.h"
 
 namespace atencion {
@@ -36,14 +38,14 @@ CpuFeatures cpu_features();
 // one lacks AVX2, FMA)" when `cpu` lacks either.
 void check_bfloat16_support(const std::string& operation, const CpuFeatures& cpu = cpu_features());
 
-// The readable reference: every value of W widened, then gemm_reference. s.trans_b must be set
-// (W is [n, k], row stride s.ldb).
-void gemm_bfloat16_reference(const GemmShape& s, const float* a, const uint16_t* w, float* c,
-                             bool accumulate);
+// The readable reference: every value of W widened, then gemm_reference. s.trans_b must be set,
+// s.n and s.k W's rows and columns (s.ldb is not read); std::invalid_argument otherwise.
+void gemm_bfloat16_reference(const GemmShape& s, const float* a, const BFloat16Matrix& w,
+                             float* c, bool accumulate);
 
-// The fast product, as described above; s.trans_b must be set. Refused (check_bfloat16_support)
-// on a CPU without AVX2 and FMA.
-void gemm_bfloat16(const GemmShape& s, const float* a, const uint16_t* w, float* c,
+// The fast product, as described above, the same shape. Refused (check_bfloat16_support) on a
+// CPU without AVX2 and FMA.
+void gemm_bfloat16(const GemmShape& s, const float* a, const BFloat16Matrix& w, float* c,
                    bool accumulate);
 
 }  // namespace atencion

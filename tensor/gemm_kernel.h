@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "tensor/gemm.h"
+#include "tensor/threads.h"
 
 namespace atencion::gemm_detail {
 
@@ -68,11 +69,18 @@ void generic_kernel(MicroKernel<float>& out);
 void avx2_row_product(const GemmShape& s, const float* a, const float* b, float* c,
                       bool accumulate, int64_t kc, int64_t col_begin, int64_t col_end);
 void generic_kernel(MicroKernel<double>& out);
-// The same one-row product of Bᵀ (s.trans_b) stored as bfloat16 bits (tensor/gemm_bfloat16.h):
-// each value widened to the float it is, then summed as avx2_row_product sums: the same bits as
-// avx2_row_product on the widened matrix.
-void avx2_row_product_bfloat16(const GemmShape& s, const float* a, const uint16_t* bt, float* c,
-                               bool accumulate, int64_t kc, int64_t col_begin, int64_t col_end);
+// The same one-row product of Wᵀ with W [n, k] copied into panels of 16 rows
+// (tensor/packed_rows.h): panels [panel_begin, panel_end), a_step between A's values. The same
+// bits as avx2_row_product on W.
+void avx2_packed_row_product(int64_t k, const float* a, int64_t a_step, const float* panels,
+                             int64_t n, float* c, bool accumulate, int64_t kc,
+                             int64_t panel_begin, int64_t panel_end);
+// The same with W kept as bfloat16 in panels (tensor/bfloat16_matrix.h): each value widened to
+// the float it is, then summed as above: the same bits as avx2_row_product on the widened W.
+void avx2_packed_row_product_bfloat16(int64_t k, const float* a, int64_t a_step,
+                                      const uint16_t* panels, int64_t n, float* c,
+                                      bool accumulate, int64_t kc, int64_t panel_begin,
+                                      int64_t panel_end);
 
 // The k sum is cut into blocks of this many bytes of values (256 floats, 128 doubles): where the
 // partial sums are added into C, the same whatever the thread count and the path.
@@ -91,6 +99,20 @@ inline void split(int64_t length, int64_t unit, int parts, int part, int64_t& be
   const int64_t units = ceil_div(length, unit);
   begin = std::min(length, units * part / parts * unit);
   end = std::min(length, units * (part + 1) / parts * unit);
+}
+
+// A one-row product over W's panels of 16 rows (tensor/packed_rows.h, bfloat16_matrix.h), split
+// as row_product splits a row's outputs: runs of 4 panels (64 outputs), up to kTasksPerThread
+// runs a thread; panel_run(first, last) once per non-empty run.
+template <typename PanelRun>
+void for_panel_runs(int64_t panels, int threads, PanelRun&& panel_run) {
+  constexpr int64_t run = 4;
+  const int64_t tasks = std::min<int64_t>(ceil_div(panels, run), kTasksPerThread * threads);
+  parallel_tasks(tasks, threads, [&](int64_t task) {
+    int64_t first, last;
+    split(panels, run, static_cast<int>(tasks), static_cast<int>(task), first, last);
+    if (first < last) panel_run(first, last);
+  });
 }
 
 // The best kernel this CPU runs (chosen once, on first use). ATENCION_GEMM_KERNEL=generic,

@@ -88,10 +88,25 @@ Variable GPT::forward(const Tensor& ids, std::span<nn::KeyValueCache> cache,
   // logits = h Eᵀ: the output layer is the token embedding (weight tying)
   const Variable hidden = hidden_states(ids, cache, observer);
   if (head_bfloat16_) return Variable(matmul_bfloat16(hidden.value(), *head_bfloat16_));
+  // One position of one sequence: E's panels, while E is the one they were made from (as a
+  // Linear reads its own).
+  if (head_packed_ && hidden.value().numel() == config_.d_model &&
+      head_packed_from_.lock() == token_embedding->weight.value().storage())
+    return Variable(matmul_packed_row(hidden.value(), *head_packed_));
   return matmul(hidden, token_embedding->weight, Trans::No, Trans::Yes);
 }
 
+void GPT::use_packed_weights() {
+  if (head_bfloat16_)
+    throw std::invalid_argument("use_packed_weights: " + type_name() +
+                                ": the weights are kept as bfloat16");
+  nn::use_packed_weights(*this);  // the float64 and CPU refusals: the first Linear's
+  head_packed_ = std::make_shared<const PackedRows>(token_embedding->weight.value());
+  head_packed_from_ = token_embedding->weight.value().storage();
+}
+
 void GPT::use_bfloat16_weights() {
+  head_packed_ = nullptr;
   nn::use_bfloat16_weights(*this);
   head_bfloat16_ = std::make_shared<const BFloat16Matrix>(token_embedding->weight.value());
   token_embedding->weight.mutable_value() = head_bfloat16_->to_float32();  // the lookups' rows

@@ -31,6 +31,7 @@
 #include "nn/module.h"
 #include "nn/transformer.h"
 #include "tensor/bfloat16_matrix.h"
+#include "tensor/packed_rows.h"
 #include "tensor/random.h"
 #include "tensor/safetensors.h"
 
@@ -80,6 +81,16 @@ class GPT : public nn::Module {
   void use_bfloat16_weights();
   bool uses_bfloat16_weights() const { return head_bfloat16_ != nullptr; }
 
+  // Decoding in float32 at the speed W is read (docs/performance.md#one-row-products): every
+  // Linear's weight and the tied token embedding copied into panels of 16 rows
+  // (nn::Linear::use_packed_weight, tensor/packed_rows.h), which a forward of one position of
+  // one sequence reads as one stream, with the same bits; longer inputs read the weights as
+  // before. A second copy of the weight matrices (GPT-2 small: about 500 MB more); forward under
+  // NoGradGuard only, after. Refused (in one line) for a bfloat16 or float64 model, or on a CPU
+  // without AVX2 and FMA (check_packed_rows_support).
+  void use_packed_weights();
+  bool uses_packed_weights() const { return head_packed_ != nullptr; }
+
   std::string type_name() const override;
   const GPTConfig& config() const { return config_; }
 
@@ -92,6 +103,8 @@ class GPT : public nn::Module {
  private:
   GPTConfig config_;
   std::shared_ptr<const BFloat16Matrix> head_bfloat16_;  // E as bfloat16, or null
+  std::shared_ptr<const PackedRows> head_packed_;        // E in panels, or null
+  std::weak_ptr<Storage> head_packed_from_;              // E's values when it was packed
 };
 
 // The config's fields, each once (base/io/config_fields.h): config.json's "model" section is

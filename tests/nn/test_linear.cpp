@@ -151,3 +151,62 @@ TEST_CASE("Linear: a bfloat16 weight is for inference and refused with LoRA or f
                     "use_bfloat16_weight: Linear(in=4, out=3, bias=true): the weight is float64, "
                     "not float32");
 }
+
+// Packed weights: under NoGradGuard, a forward of one row reads W's panels (tensor/packed_rows.h)
+// and gives the bits of the product with W; more rows read W. A W replaced afterwards (a load)
+// is read itself, not the copy made before.
+TEST_CASE("Linear: a packed weight gives the bits of W on one row, W itself on more",
+          "[linear][packed_rows]") {
+  if (!cpu_features().avx2 || !cpu_features().fma) return;  // refused there (gemm_bfloat16's)
+  Generator generator(7), same(7);
+  Linear linear(300, 70, generator), reference(300, 70, same);
+  linear.use_packed_weight();
+  CHECK(linear.uses_packed_weight());
+  NoGradGuard no_grad;
+  for (const Shape& shape : {Shape{1, 300}, Shape{1, 1, 300}, Shape{3, 300}}) {
+    const Variable x(uniform(shape, -1, 1, generator));
+    CHECK(linear(x).value().to_vector() == reference(x).value().to_vector());
+  }
+  // The panels are a copy: W changed in place is not seen by one row (read from the panels),
+  // and is by two (read from W).
+  const Variable row(uniform({1, 300}, -1, 1, generator));
+  const Variable rows(uniform({2, 300}, -1, 1, generator));
+  const Tensor y_row = linear(row).value(), y_rows = linear(rows).value();
+  float& w00 = linear.weight.mutable_value().data<float>()[0];
+  const float kept = w00;
+  w00 += 1.0f;
+  CHECK(linear(row).value().to_vector() == y_row.to_vector());
+  CHECK(linear(rows).value().to_vector() != y_rows.to_vector());
+  w00 = kept;
+  linear.weight.mutable_value() = mul(linear.weight.value(), 2.0);  // replaced, as a load does
+  reference.weight.mutable_value() = mul(reference.weight.value(), 2.0);
+  CHECK(linear(row).value().to_vector() == reference(row).value().to_vector());
+}
+
+TEST_CASE("Linear: a packed weight is for inference and refused with LoRA, float64, bfloat16",
+          "[linear][packed_rows]") {
+  if (!cpu_features().avx2 || !cpu_features().fma) return;
+  Generator generator(8);
+  Linear linear(4, 3, generator);
+  linear.use_packed_weight();
+  CHECK_THROWS_WITH(linear(Variable(Tensor::ones({1, 4}))),
+                    "Linear(in=4, out=3, bias=true): a packed weight is for inference: run "
+                    "forward under NoGradGuard");
+  Linear adapted(4, 3, generator);
+  adapted.add_lora(2, 4.0, generator);
+  CHECK_THROWS_WITH(adapted.use_packed_weight(),
+                    "use_packed_weight: Linear(in=4, out=3, bias=true, lora_rank=2): merge the "
+                    "adapter first (merge_lora)");
+  Linear wide(4, 3, generator);
+  wide.to(DType::Float64);
+  CHECK_THROWS_WITH(wide.use_packed_weight(),
+                    "use_packed_weight: Linear(in=4, out=3, bias=true): the weight is float64, "
+                    "not float32");
+  Linear rounded(4, 3, generator);
+  rounded.use_bfloat16_weight();
+  CHECK_THROWS_WITH(rounded.use_packed_weight(),
+                    "use_packed_weight: Linear(in=4, out=3, bias=true, bfloat16): the weight is "
+                    "kept as bfloat16");
+  linear.use_bfloat16_weight();  // the bfloat16 copy replaces the packed one
+  CHECK(!linear.uses_packed_weight());
+}

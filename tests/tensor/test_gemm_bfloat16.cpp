@@ -1,7 +1,7 @@
 // tests/tensor/test_gemm_bfloat16.cpp — x·Wᵀ with W stored as bfloat16 (tensor/gemm_bfloat16.cpp,
 // tensor/bfloat16_matrix.cpp): the same bits as gemm() of the widened W on one row and on many,
 // at 1 and 2 threads; within float32's rounding of the readable reference; the rounding of each
-// weight; the shapes; and the refusal on a CPU without AVX2 and FMA.
+// weight and its place in the panels; the shapes; and the refusal on a CPU without AVX2 and FMA.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -28,41 +28,30 @@ std::vector<float> uniform_values(int64_t count, uint32_t seed) {
   return values;
 }
 
-std::vector<uint16_t> to_bits(const std::vector<float>& values) {
-  std::vector<uint16_t> bits;
-  for (float v : values) bits.push_back(float_to_bfloat16(v));
-  return bits;
-}
-
-// One product of shape (m, n, k), A stored k x m when trans_a, W [n, k] at row stride k + 3.
+// One product of shape (m, n, k), A stored k x m when trans_a, W [n, k] kept as bfloat16.
 struct Product {
   GemmShape shape;
   std::vector<float> a, c;
-  std::vector<uint16_t> w;  // bfloat16 bits; the padding holds the bits of 1234.5
+  BFloat16Matrix w;
   std::vector<float> widened() const {
-    std::vector<float> out;
-    for (uint16_t bits : w) out.push_back(bfloat16_to_float(bits));
-    return out;
+    const Tensor values = w.to_float32();
+    return {values.data<float>(), values.data<float>() + values.numel()};
   }
 };
 
 Product product(int64_t m, int64_t n, int64_t k, bool trans_a, uint32_t seed) {
-  const int64_t lda = trans_a ? m : k, ldb = k + 3;
-  Product p{{m, n, k, trans_a, /*trans_b=*/true, lda, ldb, n}, {}, {}, {}};
-  p.a = uniform_values((trans_a ? k : m) * lda, seed);
-  p.c = uniform_values(m * n, seed + 1);  // what accumulate adds to
-  std::vector<float> w = uniform_values(n * ldb, seed + 2);
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t q = k; q < ldb; ++q) w[j * ldb + q] = 1234.5f;
-  p.w = to_bits(w);
-  return p;
+  const int64_t lda = trans_a ? m : k;
+  return Product{{m, n, k, trans_a, /*trans_b=*/true, lda, k, n},
+                 uniform_values((trans_a ? k : m) * lda, seed),
+                 uniform_values(m * n, seed + 1),  // what accumulate adds to
+                 BFloat16Matrix(Tensor::from_vector(uniform_values(n * k, seed + 2), {n, k}))};
 }
 
 std::vector<float> fast_at(const Product& p, bool accumulate, int threads) {
   const int before = num_threads();
   set_num_threads(threads);
   std::vector<float> c = p.c;
-  gemm_bfloat16(p.shape, p.a.data(), p.w.data(), c.data(), accumulate);
+  gemm_bfloat16(p.shape, p.a.data(), p.w, c.data(), accumulate);
   set_num_threads(before);
   return c;
 }
@@ -99,14 +88,14 @@ TEST_CASE("gemm_bfloat16: within float32 rounding of the readable reference", "[
   for (const auto& mnk : kShapes) {
     const Product p = product(mnk[0], mnk[1], mnk[2], false, seed += 10);
     std::vector<float> reference = p.c, fast = p.c;
-    gemm_bfloat16_reference(p.shape, p.a.data(), p.w.data(), reference.data(), false);
-    gemm_bfloat16(p.shape, p.a.data(), p.w.data(), fast.data(), false);
+    gemm_bfloat16_reference(p.shape, p.a.data(), p.w, reference.data(), false);
+    gemm_bfloat16(p.shape, p.a.data(), p.w, fast.data(), false);
     const GemmShape& s = p.shape;
     for (int64_t i = 0; i < s.m; ++i)
       for (int64_t j = 0; j < s.n; ++j) {
         double magnitude = 0;
         for (int64_t q = 0; q < s.k; ++q)
-          magnitude += std::fabs(p.a[i * s.lda + q] * bfloat16_to_float(p.w[j * s.ldb + q]));
+          magnitude += std::fabs(p.a[i * s.lda + q] * bfloat16_to_float(p.w.at(j, q)));
         CHECK(std::fabs(fast[i * s.n + j] - reference[i * s.n + j]) <=
               static_cast<double>(s.k) * std::ldexp(magnitude, -24));
       }
@@ -123,9 +112,29 @@ TEST_CASE("BFloat16Matrix: each weight rounded to nearest even, within 2^-8 of i
   CHECK(matrix.cols() == 48);
   const std::vector<double> widened = matrix.to_float32().to_vector();
   for (size_t i = 0; i < values.size(); ++i) {
-    CHECK(matrix.data()[i] == float_to_bfloat16(values[i]));
+    CHECK(matrix.at(static_cast<int64_t>(i) / 48, static_cast<int64_t>(i) % 48) ==
+          float_to_bfloat16(values[i]));
     CHECK(std::fabs(widened[i] - values[i]) <= std::ldexp(std::fabs(values[i]), -8));
   }
+}
+
+// Panel r, step p: W[16 r + i, p] at slot(i), rows 4-7 and 8-11 changing places (the order in
+// which AVX2 widens 16-bit values); the rows past the last are zeros.
+TEST_CASE("BFloat16Matrix: panels of 16 rows, in the order the widening takes them",
+          "[gemm_bfloat16]") {
+  const int64_t n = 21, k = 3;
+  const std::vector<float> values = uniform_values(n * k, 9);
+  const BFloat16Matrix matrix(Tensor::from_vector(values, {n, k}));
+  REQUIRE(matrix.panels() == 2);
+  const std::vector<int64_t> order = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
+  for (int64_t slot = 0; slot < 16; ++slot) CHECK(BFloat16Matrix::slot(order[slot]) == slot);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t p = 0; p < k; ++p)
+      CHECK(matrix.panel(j / 16)[p * 16 + BFloat16Matrix::slot(j % 16)] ==
+            float_to_bfloat16(values[j * k + p]));
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t i = n % 16; i < 16; ++i)
+      CHECK(matrix.panel(1)[p * 16 + BFloat16Matrix::slot(i)] == 0);
 }
 
 TEST_CASE("matmul_bfloat16: x [..., k] times Wᵀ, shapes checked", "[gemm_bfloat16]") {
@@ -140,6 +149,19 @@ TEST_CASE("matmul_bfloat16: x [..., k] times Wᵀ, shapes checked", "[gemm_bfloa
   CHECK_THROWS_WITH(BFloat16Matrix(Tensor::zeros({2, 3, 4})),
                     "BFloat16Matrix: expected a 2-D float32 or float64 matrix, got [2, 3, 4] "
                     "float32");
+}
+
+TEST_CASE("gemm_bfloat16: a shape that is not W's refused in one line", "[gemm_bfloat16]") {
+  const Product p = product(1, 5, 3, false, 40);
+  std::vector<float> c(8);
+  GemmShape wrong = p.shape;
+  wrong.n = 6;
+  CHECK_THROWS_WITH(gemm_bfloat16(wrong, p.a.data(), p.w, c.data(), false),
+                    "gemm_bfloat16: (n, k) = (6, 3) with trans_b must be W's [5, 3]");
+  wrong = p.shape;
+  wrong.trans_b = false;
+  CHECK_THROWS_WITH(gemm_bfloat16_reference(wrong, p.a.data(), p.w, c.data(), false),
+                    "gemm_bfloat16_reference: (n, k) = (5, 3) with trans_b must be W's [5, 3]");
 }
 
 TEST_CASE("gemm_bfloat16: refused in one line on a CPU without AVX2 and FMA", "[gemm_bfloat16]") {

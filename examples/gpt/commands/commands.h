@@ -32,6 +32,10 @@ void add_model_source_options(CLI::App* command, ModelSource& source);
 // The model of `source`, its weights in `source.dtype`; --dtype bf16 on a CPU without AVX2 and
 // FMA is refused before loading, in one line naming `command`.
 LanguageModel load_model(const ModelSource& source, const std::string& command);
+// Decoding in float32 reads the weights' panels (GPT::use_packed_weights: the same bits, a second
+// copy of the weights) where the model and the CPU allow it: float32 weights without LoRA
+// adapters, a CPU with AVX2 and FMA. Otherwise the model is left as it is.
+void pack_for_decoding(GPT& model);
 
 struct SampleOptions {
   ModelSource source;

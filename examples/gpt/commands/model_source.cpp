@@ -2,6 +2,7 @@
 // serve take them.
 #include "base/cli/validators.h"
 #include "gpt/commands/commands.h"
+#include "nn/linear.h"
 #include "tensor/gemm_bfloat16.h"
 
 namespace atencion::examples::gpt {
@@ -25,6 +26,17 @@ LanguageModel load_model(const ModelSource& source, const std::string& command) 
   LanguageModel loaded = load_language_model(source.model_dir, source.gpt2_dir);
   if (bfloat16) loaded.model->use_bfloat16_weights();
   return loaded;
+}
+
+void pack_for_decoding(GPT& model) {
+  const CpuFeatures cpu = cpu_features();
+  if (model.uses_bfloat16_weights() || model.token_embedding->weight.dtype() != DType::Float32 ||
+      !cpu.avx2 || !cpu.fma)
+    return;
+  for (const auto& [name, module] : model.named_modules())
+    if (auto* linear = dynamic_cast<const nn::Linear*>(module.get()); linear && linear->has_lora())
+      return;
+  model.use_packed_weights();
 }
 
 }  // namespace atencion::examples::gpt

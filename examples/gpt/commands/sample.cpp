@@ -69,6 +69,7 @@ std::string translate_prompt_lines(const LanguageModel& language_model, const st
 
 std::string sample(const SampleOptions& options) {
   const LanguageModel language_model = load_model(options.source, "sample");
+  pack_for_decoding(*language_model.model);  // a token at a time: the weights read as one stream
   std::string prompt = options.prompt;
   if (!options.prompt_given)
     prompt.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());

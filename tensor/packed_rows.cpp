@@ -1,0 +1,101 @@
+// tensor/packed_rows.cpp — W in panels of 16 rows, and the one-row product that reads them (see
+// tensor/packed_rows.h). Lesson: docs/performance.md#one-row-products
+#include "tensor/packed_rows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <new>
+#include <stdexcept>
+
+#include "tensor/gemm_kernel.h"
+#include "tensor/threads.h"
+
+namespace atencion {
+namespace {
+
+constexpr int64_t kPanelRows = PackedRows::kPanelRows;
+constexpr int64_t kc = gemm_detail::kBlockBytes / sizeof(float);  // gemm's blocks: its bits
+
+}  // namespace
+
+void PackedRows::Free::operator()(float* values) const { std::free(values); }
+
+void check_packed_rows_support(const std::string& operation, const CpuFeatures& cpu) {
+  if (cpu.avx2 && cpu.fma) return;
+  const std::string lacking = !cpu.avx2 && !cpu.fma ? "AVX2, FMA" : !cpu.avx2 ? "AVX2" : "FMA";
+  throw std::runtime_error(operation + ": packed weights need a CPU with AVX2 and FMA (this one "
+                           "lacks " + lacking + ")");
+}
+
+PackedRows::PackedRows(const Tensor& weight) {
+  if (weight.dim() != 2 || weight.dtype() != DType::Float32)
+    throw std::invalid_argument("PackedRows: expected a 2-D float32 matrix, got " +
+                                shape_to_string(weight.shape()) + " " +
+                                dtype_name(weight.dtype()));
+  check_packed_rows_support("PackedRows");
+  const Tensor w = weight.contiguous();
+  rows_ = w.size(0);
+  cols_ = w.size(1);
+  const std::size_t bytes = static_cast<std::size_t>(panels() * kPanelRows * cols_) * sizeof(float);
+  values_.reset(static_cast<float*>(std::aligned_alloc(64, std::max<std::size_t>(64, bytes))));
+  if (!values_) throw std::bad_alloc();
+  const float* from = w.data<float>();
+  // panel r, step p, lane i = W[16 r + i, p]; zeros past the last row
+  parallel_for(panels(), kPanelRows * cols_, [&](int64_t r) {
+    float* to = values_.get() + r * kPanelRows * cols_;
+    for (int64_t i = 0; i < kPanelRows; ++i) {
+      const int64_t j = r * kPanelRows + i;
+      for (int64_t p = 0; p < cols_; ++p)
+        to[p * kPanelRows + i] = j < rows_ ? from[j * cols_ + p] : 0.0f;
+    }
+  });
+}
+
+void gemm_packed_row_reference(const float* a, int64_t a_step, const PackedRows& w, float* c,
+                               bool accumulate) {
+  for (int64_t j = 0; j < w.rows(); ++j) {
+    for (int64_t pc = 0; pc < w.cols(); pc += kc) {
+      float sum = 0.0f;  // a block of kc steps, from zero, in order
+      for (int64_t p = pc; p < std::min(w.cols(), pc + kc); ++p)
+        sum = std::fma(a[p * a_step], w.at(j, p), sum);
+      c[j] = accumulate || pc > 0 ? c[j] + sum : sum;
+    }
+  }
+}
+
+void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float* c,
+                     bool accumulate) {
+  const int64_t n = w.rows(), k = w.cols();
+  if (n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate) std::fill(c, c + n, 0.0f);
+    return;
+  }
+  // As gemm() splits a row: its thread count for this work, runs of 64 outputs (4 panels), a
+  // few runs per thread; one thread inside a task (the caller already splits the work).
+  const int available = detail::in_parallel_task() ? 1 : num_threads();
+  const int threads = static_cast<int>(
+      std::clamp<int64_t>(n * k / gemm_detail::min_work_per_thread, 1, available));
+  gemm_detail::for_panel_runs(w.panels(), threads, [&](int64_t first, int64_t last) {
+    gemm_detail::avx2_packed_row_product(k, a, a_step, w.panel(0), n, c, accumulate, kc, first,
+                                         last);
+  });
+}
+
+Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight) {
+  const int64_t k = weight.cols(), n = weight.rows();
+  if (x.dtype() != DType::Float32 || x.dim() < 1 || x.size(-1) != k || x.numel() != k)
+    throw std::invalid_argument("matmul_packed_row: x " + shape_to_string(x.shape()) + " " +
+                                dtype_name(x.dtype()) + " must be one float32 row of " +
+                                std::to_string(k) + " (W is [" + std::to_string(n) + ", " +
+                                std::to_string(k) + "])");
+  const Tensor row = x.contiguous();
+  Shape shape = x.shape();
+  shape.back() = n;
+  Tensor y = Tensor::uninitialized(shape);
+  gemm_packed_row(row.data<float>(), 1, weight, y.data<float>(), /*accumulate=*/false);
+  return y;
+}
+
+}  // namespace atencion

@@ -1,0 +1,80 @@
+// tensor/packed_rows.h — a weight W [n, k] copied into panels of 16 rows, for y = x · Wᵀ with x
+// of one row: what decoding a token computes in every layer, as fast as W can be read.
+// Lesson: docs/performance.md#one-row-products
+//
+// A linear layer stores W as [out, in]: the k values of one output are contiguous, and a
+// one-row product that sums 16 outputs at a time reads 16 rows at once, 16 streams k floats
+// apart. Copied once into panels, W is one stream:
+//
+//   panel r, step p, lane i  =  W[16 r + i, p]       (i = 0 .. 15; rows past n are zeros)
+//
+// each panel 16 · k floats, 64-byte aligned, the panels one after the other. The product reads
+// the panels in order, one 16-float line of W per step, and sums each output exactly as the
+// one-row product of gemm() does (tensor/gemm_row_avx2.cpp): blocks of kc steps, each summed
+// from zero in increasing p with one fused multiply-add per step, then stored or added to C. So
+// y has the bits of gemm() on W, at any number of threads (tests/tensor/test_packed_rows.cpp).
+//
+// The copy is a second one: W itself stays where it is (gradients, products of more rows, the
+// checkpoint), and the panels take as many bytes again (GPT-2 small: about 500 MB more). It is
+// a snapshot: a change to W afterwards is not seen by the panels until they are made again.
+//
+// The fast product needs AVX2 and FMA (gemm's one-row kernel); on a CPU without them, packing
+// is refused in one line (check_packed_rows_support), so that a model never has a slower or
+// differently rounded copy of its weights.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "tensor/gemm.h"
+#include "tensor/gemm_bfloat16.h"
+#include "tensor/tensor.h"
+
+namespace atencion {
+
+class PackedRows {
+ public:
+  static constexpr int64_t kPanelRows = 16;
+
+  // `weight` [n, k] float32 (any strides): W copied into panels. Throws std::invalid_argument
+  // naming the shape and dtype otherwise, and check_packed_rows_support's line on a CPU without
+  // AVX2 and FMA.
+  explicit PackedRows(const Tensor& weight);
+
+  int64_t rows() const { return rows_; }  // n
+  int64_t cols() const { return cols_; }  // k
+  int64_t panels() const { return (rows_ + kPanelRows - 1) / kPanelRows; }
+  // Panel r: for each step p, the 16 values W[16 r + i, p], i = 0 .. 15.
+  const float* panel(int64_t r) const { return values_.get() + r * kPanelRows * cols_; }
+  // W[j, p], read from its panel.
+  float at(int64_t j, int64_t p) const {
+    return panel(j / kPanelRows)[p * kPanelRows + j % kPanelRows];
+  }
+
+ private:
+  struct Free {
+    void operator()(float* values) const;
+  };
+  int64_t rows_, cols_;
+  std::unique_ptr<float[], Free> values_;
+};
+
+// Throws std::runtime_error "<operation>: packed weights need a CPU with AVX2 and FMA (this one
+// lacks ...)" when `cpu` lacks either (the running CPU's by default, as gemm sees it).
+void check_packed_rows_support(const std::string& operation,
+                               const CpuFeatures& cpu = cpu_features());
+
+// C[0, j] (+)= sum_p a[p · a_step] · W[j, p] for j < n: one row of A (a_step 1, or lda for a
+// transposed A), the threads splitting the panels as gemm() splits a row's outputs.
+void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float* c,
+                     bool accumulate);
+// The readable reference: each output's blocks summed in order with std::fma, the same bits.
+void gemm_packed_row_reference(const float* a, int64_t a_step, const PackedRows& w, float* c,
+                               bool accumulate);
+
+// x [..., k] float32 holding one row (every leading dim 1) -> y [..., n] = x · Wᵀ. Throws
+// std::invalid_argument naming both shapes otherwise.
+Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight);
+
+}  // namespace atencion

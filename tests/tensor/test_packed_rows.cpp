@@ -1,0 +1,125 @@
+// tests/tensor/test_packed_rows.cpp — W copied into panels of 16 rows and the one-row product that
+// reads them (tensor/packed_rows.cpp): the layout; the bits of gemm()'s one-row product on W and
+// of the readable reference, at 1 and 2 threads; the shapes; the refusal on a CPU without AVX2
+// and FMA.
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "tensor/gemm.h"
+#include "tensor/gemm_bfloat16.h"
+#include "tensor/ops.h"
+#include "tensor/packed_rows.h"
+#include "tensor/threads.h"
+
+using namespace atencion;
+
+namespace {
+
+std::vector<float> uniform_values(int64_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = uniform(generator);
+  return values;
+}
+
+bool cpu_packs() { return cpu_features().avx2 && cpu_features().fma; }
+
+template <typename Fn>
+void with_threads(int threads, Fn&& fn) {
+  const int before = num_threads();
+  set_num_threads(threads);
+  fn();
+  set_num_threads(before);
+}
+
+constexpr float kSentinel = 777.0f;  // past C's n outputs: never written
+
+}  // namespace
+
+TEST_CASE("PackedRows: panel r holds W[16 r + i, p] at step p, lane i, zeros past the last row",
+          "[gemm][packed_rows]") {
+  if (!cpu_packs()) return;  // refused there (the test below)
+  const int64_t n = 21, k = 5;
+  const Tensor w = Tensor::from_vector(uniform_values(n * k, 3), {n, k});
+  const PackedRows packed(w.t().contiguous().t());  // W read through its strides
+  REQUIRE(packed.rows() == n);
+  REQUIRE(packed.cols() == k);
+  REQUIRE(packed.panels() == 2);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t p = 0; p < k; ++p) {
+      CHECK(packed.at(j, p) == w.data<float>()[j * k + p]);
+      CHECK(packed.panel(j / 16)[p * 16 + j % 16] == w.data<float>()[j * k + p]);
+    }
+  for (int64_t p = 0; p < k; ++p)
+    for (int64_t i = n % 16; i < 16; ++i) CHECK(packed.panel(1)[p * 16 + i] == 0.0f);
+  CHECK(reinterpret_cast<std::uintptr_t>(packed.panel(0)) % 64 == 0);
+}
+
+// One row of A (as stored, or transposed: a step of lda between its values), outputs n under
+// 16, odd, across 4-panel runs and a 50,257-like count, k under 8, not a multiple of 8, one kc
+// block (256) and several.
+TEST_CASE("gemm_packed_row: the bits of gemm's one-row product on W, at 1 and 2 threads",
+          "[gemm][packed_rows][threads]") {
+  if (!cpu_packs()) return;
+  uint32_t seed = 10;
+  for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{
+           {1, 1}, {7, 5}, {16, 8}, {17, 771}, {129, 513}, {300, 1000}, {1001, 771}, {5, 256}})
+    for (bool trans_a : {false, true})
+      for (bool accumulate : {false, true})
+        for (int threads : {1, 2}) {
+          INFO("n " << n << ", k " << k << (trans_a ? ", A transposed" : "")
+                    << (accumulate ? ", accumulate" : "") << ", " << threads << " threads");
+          const int64_t lda = trans_a ? 3 : k, a_step = trans_a ? lda : 1;
+          const std::vector<float> a = uniform_values(trans_a ? k * lda : k, seed++);
+          const Tensor w = Tensor::from_vector(uniform_values(n * k, seed++), {n, k});
+          std::vector<float> c = uniform_values(n, seed++);
+          c.resize(static_cast<size_t>(n + 5), kSentinel);
+          std::vector<float> expected = c, fast = c, reference = c;
+          const PackedRows packed(w);
+          const GemmShape row{1, n, k, trans_a, /*trans_b=*/true, lda, k, n};
+          with_threads(threads, [&] {
+            gemm(row, a.data(), w.data<float>(), expected.data(), accumulate);
+            gemm_packed_row(a.data(), a_step, packed, fast.data(), accumulate);
+          });
+          gemm_packed_row_reference(a.data(), a_step, packed, reference.data(), accumulate);
+          REQUIRE(std::memcmp(fast.data(), expected.data(), fast.size() * sizeof(float)) == 0);
+          REQUIRE(std::memcmp(reference.data(), expected.data(), fast.size() * sizeof(float)) ==
+                  0);
+        }
+}
+
+TEST_CASE("matmul_packed_row: one row x [..., k] times Wᵀ, shapes checked", "[packed_rows]") {
+  if (!cpu_packs()) return;
+  const Tensor w = Tensor::from_vector(uniform_values(19 * 6, 7), {19, 6});
+  const PackedRows packed(w);
+  const Tensor x = Tensor::from_vector(uniform_values(6, 8), {1, 1, 6});
+  const Tensor y = matmul_packed_row(x, packed);
+  REQUIRE(y.shape() == Shape{1, 1, 19});
+  const Tensor expected = matmul(x, w, Trans::No, Trans::Yes);
+  CHECK(std::memcmp(y.data<float>(), expected.data<float>(), 19 * sizeof(float)) == 0);
+  CHECK_THROWS_WITH(matmul_packed_row(Tensor::zeros({2, 6}), packed),
+                    "matmul_packed_row: x [2, 6] float32 must be one float32 row of 6 (W is "
+                    "[19, 6])");
+  CHECK_THROWS_WITH(matmul_packed_row(Tensor::zeros({1, 5}), packed),
+                    "matmul_packed_row: x [1, 5] float32 must be one float32 row of 6 (W is "
+                    "[19, 6])");
+  CHECK_THROWS_WITH(PackedRows(Tensor::zeros({2, 3, 4})),
+                    "PackedRows: expected a 2-D float32 matrix, got [2, 3, 4] float32");
+  CHECK_THROWS_WITH(PackedRows(Tensor::zeros({2, 3}, DType::Float64)),
+                    "PackedRows: expected a 2-D float32 matrix, got [2, 3] float64");
+}
+
+TEST_CASE("PackedRows: refused in one line on a CPU without AVX2 and FMA", "[packed_rows]") {
+  CHECK_THROWS_WITH(check_packed_rows_support("PackedRows", CpuFeatures{}),
+                    "PackedRows: packed weights need a CPU with AVX2 and FMA (this one lacks "
+                    "AVX2, FMA)");
+  CHECK_THROWS_WITH(check_packed_rows_support("PackedRows", CpuFeatures{true, false}),
+                    "PackedRows: packed weights need a CPU with AVX2 and FMA (this one lacks "
+                    "FMA)");
+  CHECK_NOTHROW(check_packed_rows_support("PackedRows", CpuFeatures{true, true}));
+}
