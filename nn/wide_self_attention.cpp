@@ -13,7 +13,7 @@
 namespace atencion::nn {
 
 namespace {
-constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+constexpr double kMaskedScore = -std::numeric_limits<double>::infinity();
 }  // namespace
 
 WideSelfAttention::WideSelfAttention(int64_t k, int64_t heads, bool causal, Generator& generator)
@@ -54,7 +54,7 @@ Variable WideSelfAttention::forward(const Variable& x) {
   // Dot products of every query with every key, [batch, heads, t, t].
   Variable scores = matmul(queries, keys, Trans::No, Trans::Yes);
   // Causal (optional): token i may not look at tokens after it (docs/07-masked-attention.md).
-  if (causal_) scores = masked_fill(scores, logical_not(causal_mask(tokens)), kMinusInfinity);
+  if (causal_) scores = masked_fill(scores, logical_not(causal_mask(tokens)), kMaskedScore);
   Variable weights = softmax(scores, -1);
   attention_weights_ = weights.value();
   // Weighted sums of the values, then the heads side by side: [batch, t, heads·k].
