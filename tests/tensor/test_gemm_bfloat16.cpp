@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include "tensor/bfloat16_matrix.h"
@@ -15,18 +14,11 @@
 #include "tensor/half.h"
 #include "tensor/ops.h"
 #include "tensor/threads.h"
+#include "tensor/uniform_values.h"
 
 using namespace atencion;
 
 namespace {
-
-std::vector<float> uniform_values(int64_t count, uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> values(static_cast<size_t>(count));
-  for (float& v : values) v = uniform(generator);
-  return values;
-}
 
 // One product of shape (m, n, k), A stored k x m when trans_a, W [n, k] kept as bfloat16.
 struct Product {

@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <random>
 #include <vector>
 
 #include "tensor/gemm.h"
@@ -14,18 +13,11 @@
 #include "tensor/ops.h"
 #include "tensor/packed_rows.h"
 #include "tensor/threads.h"
+#include "tensor/uniform_values.h"
 
 using namespace atencion;
 
 namespace {
-
-std::vector<float> uniform_values(int64_t count, uint32_t seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> values(static_cast<size_t>(count));
-  for (float& v : values) v = uniform(generator);
-  return values;
-}
 
 bool cpu_packs() { return cpu_features().avx2 && cpu_features().fma; }
 
