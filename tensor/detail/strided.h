@@ -234,10 +234,7 @@ void map_elements(Tensor& out, const std::array<const Tensor*, sizeof...(In)>& i
     return std::make_tuple(inputs[K]->template data<In>()...);
   }(std::index_sequence_for<In...>{});
 
-  // noinline: the loops below are compiled once, not once for each of parallel_for_each_run's
-  // three ways of walking the nest (a call per run of the last dim costs nothing measurable).
-  nest.parallel_for_each_run([&](const std::array<int64_t, N>& offsets,
-                                 int64_t run) __attribute__((noinline)) {
+  nest.parallel_for_each_run([&](const std::array<int64_t, N>& offsets, int64_t run) {
     [&]<std::size_t... K>(std::index_sequence<K...>) {
       Out* o = out_data + offsets[0];
       const auto pointers = std::make_tuple((std::get<K>(in_data) + offsets[K + 1])...);
