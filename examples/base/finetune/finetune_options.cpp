@@ -80,4 +80,9 @@ std::string trainable_line(const nn::Module& model) {
   return line;
 }
 
+bool option_given(const CLI::App& command, const std::string& flag) {
+  const CLI::Option* option = command.get_option_no_throw(flag);
+  return option != nullptr && option->count() > 0;
+}
+
 }  // namespace atencion::examples

@@ -44,6 +44,10 @@ struct FineTuneSettings {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(FineTuneSettings, lora_rank, lora_alpha, lora_targets, peak_lr,
                                    warmup_steps, decay_steps)
 
+// True when `command` has the option `flag` (e.g. "--warmup") and its line gave it; compiled
+// with CLI11 here, so that the files that only ask this need not read CLI11's header.
+bool option_given(const CLI::App& command, const std::string& flag);
+
 // Adds --lora-rank, --lora-alpha, --lora-targets (comma-separated), --lr, --warmup and
 // --decay-steps to `command`, each a field of `settings` (whose values are the defaults shown:
 // a family sets its own lora_targets first). `warmup_flag` false leaves --warmup out, for a

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "CLI/CLI.hpp"
 #include "base/checkpoints/checkpoint.h"
 
 namespace atencion::examples {
@@ -27,7 +26,7 @@ std::vector<std::string> given_options(const CLI::App& command,
                                        const std::vector<std::string>& flags) {
   std::vector<std::string> given;
   for (const std::string& flag : flags)
-    if (command.get_option(flag)->count() > 0) given.push_back(flag);
+    if (option_given(command, flag)) given.push_back(flag);
   return given;
 }
 
@@ -35,8 +34,7 @@ void settle_fine_tune_flags(const CLI::App& command, bool from_weights,
                             const std::string& weights_flags, std::string& init_from,
                             int64_t& run_warmup, FineTuneSettings& settings) {
   for (const char* flag : {"--lora-rank", "--lora-alpha", "--lora-targets", "--lr", "--decay-steps"})
-    if (!from_weights && command.get_option_no_throw(flag) != nullptr &&
-        command.get_option(flag)->count() > 0)
+    if (!from_weights && option_given(command, flag))
       throw std::invalid_argument(std::string(flag) + ": a fine-tune's flag (start from weights "
                                   "with " + weights_flags + ")");
   if (!from_weights) return;
@@ -44,7 +42,7 @@ void settle_fine_tune_flags(const CLI::App& command, bool from_weights,
     const std::string checkpoint = resolve_checkpoint(init_from);
     if (!checkpoint.empty()) init_from = checkpoint;
   }
-  if (command.get_option("--warmup")->count() > 0)
+  if (option_given(command, "--warmup"))
     settings.warmup_steps = run_warmup;
   else
     run_warmup = settings.warmup_steps;

@@ -1,7 +1,7 @@
 // examples/base/serve/serve_command.h — what every program's `serve` command shares: the
-// options of where to listen and how much to take at once (--host, --port, --connections,
-// --queue), the stop signals, and the lines it prints. A family adds only its model's options
-// and its Service (translate/live.h, bert/live.h).
+// stop signals and the lines it prints (the options of where to listen and how much to take at
+// once, --host, --port, --connections, --queue, are in listen_options.h). A family adds only its
+// model's options and its Service (translate/live.h, bert/live.h).
 // Lesson: docs/17-serving.md
 //
 //   void run_serve(const Options& options) {
@@ -16,7 +16,6 @@
 #include <functional>
 #include <string>
 
-#include "CLI/CLI.hpp"
 #include "base/serve/http_server.h"
 
 namespace atencion::examples::serve {
@@ -26,14 +25,6 @@ struct ListenOptions {
   ServerOptions server;  // --host, --allow-host, --connections, --queue; the other limits as
                          // ServerOptions has them
 };
-
-// --host, --allow-host, --port, --connections and --queue on `command`.
-void add_listen_options(CLI::App* command, ListenOptions& listen);
-
-// What runs `serve` once its line is parsed: `run`, or, in a program built without
-// libmicrohttpd (http_server_built()), a one-line error before any model is loaded, whatever
-// options were given. Every family's serve command returns {command, serve_runner(...)}.
-std::function<void()> serve_runner(CLI::App* command, std::function<void()> run);
 
 // SIGINT and SIGTERM, blocked in the thread that makes this (hence in every thread it starts
 // after: make it first), so that they wait for wait() and no thread is stopped in the middle of

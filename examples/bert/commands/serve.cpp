@@ -4,7 +4,7 @@
 #include <memory>
 #include <stdexcept>
 
-#include "base/serve/serve_command.h"
+#include "base/serve/listen_options.h"
 #include "bert/commands/commands.h"
 #include "bert/live.h"
 

@@ -3,7 +3,7 @@
 // Lesson: docs/15-gpt.md#the-playground
 #include <memory>
 
-#include "base/serve/serve_command.h"
+#include "base/serve/listen_options.h"
 #include "gpt/commands/commands.h"
 #include "gpt/live.h"
 

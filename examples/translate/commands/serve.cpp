@@ -3,7 +3,7 @@
 // Lesson: docs/17-serving.md
 #include <memory>
 
-#include "base/serve/serve_command.h"
+#include "base/serve/listen_options.h"
 #include "translate/cli_checks.h"
 #include "translate/commands/commands.h"
 #include "translate/live.h"
