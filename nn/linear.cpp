@@ -60,10 +60,11 @@ Variable Linear::forward(const Variable& x) const {
 
 Variable Linear::times_weight_transposed(const Variable& x) const {
   if (bfloat16_weight_) return Variable(matmul_bfloat16(x.value(), *bfloat16_weight_));
-  // One row: the panels, while W is the one they were made from.
-  if (packed_weight_ && x.value().numel() == in_features_ &&
-      packed_from_.lock() == weight.value().storage())
-    return Variable(matmul_packed_row(x.value(), *packed_weight_));
+  // The panels, while W is the one they were made from: one row read from them, and more rows
+  // by gemm()'s product where its kernel's panels are theirs (it then packs no W of its own).
+  if (packed_weight_ && packed_from_.lock() == weight.value().storage() &&
+      (x.value().numel() == in_features_ || gemm_reads_packed_rows()))
+    return Variable(matmul_packed(x.value(), *packed_weight_));
   return matmul(x, weight, Trans::No, Trans::Yes);  // W read transposed, not copied
 }
 

@@ -22,7 +22,9 @@
 // Packed weights (inference, float32; docs/performance.md#one-row-products): use_packed_weight()
 // copies W into panels of 16 rows (tensor/packed_rows.h), a second copy of W's bytes; forward()
 // of one row (decoding a token) then reads the panels, one stream instead of 16, with the bits
-// of the product with W. More rows use W as before. Also for inference only: with the graph on,
+// of the product with W; more rows (a batch decoding a token each) too, where gemm()'s kernel
+// packs W into panels of 16 as they are (AVX2): packed once, not at every call, same bits
+// (matmul_packed); elsewhere they read W as before. Also for inference only: with the graph on,
 // forward() is refused, so that no optimizer step changes W behind the copy.
 #pragma once
 

@@ -161,6 +161,7 @@ template <typename T>
 struct BBlock {
   int64_t jc, nc, pc, kc;
   const T* packed_b;
+  int64_t panel_steps;  // panel j of the block at packed_b + j · nr · panel_steps: kc, or k ahead
   bool add_to_c;  // after the first k block, the partial sum already in C is added to
 };
 
@@ -181,7 +182,7 @@ void multiply_chunk(const MicroKernel<T>& kernel, const GemmShape& s, const T* a
     const int tile_rows = static_cast<int>(std::min<int64_t>(kernel.mr, rows - ir));
     for (int64_t jr = col_begin; jr < col_end; jr += kernel.nr) {  // B panels stream from L2
       const int tile_cols = static_cast<int>(std::min<int64_t>(kernel.nr, col_end - jr));
-      kernel.tile[tile_rows - 1](kc, packed_a + ir * kc, block.packed_b + jr * kc,
+      kernel.tile[tile_rows - 1](kc, packed_a + ir * kc, block.packed_b + jr * block.panel_steps,
                                  c + (row_begin + ir) * s.ldc + block.jc + jr, s.ldc, tile_cols,
                                  block.add_to_c);
     }
@@ -191,17 +192,22 @@ void multiply_chunk(const MicroKernel<T>& kernel, const GemmShape& s, const T* a
 // The five loops of docs/performance.md#blocking-for-the-caches, on `threads` threads (the
 // pool of tensor/threads.h): for each block, the packing of op(B) as tasks of a few panels
 // each, then the chunks of C as tasks. A thread the machine pauses holds back at most the one
-// task it took; a team of one runs every task itself, in order.
+// task it took; a team of one runs every task itself, in order. With op(B) packed ahead
+// (`ahead`, gemm_with), a block's panels are read where they lie: no packing.
 template <typename T>
 void blocked_product(const MicroKernel<T>& kernel, const Blocking& blocking, const GemmShape& s,
-                     const T* a, const T* b, T* c, bool accumulate, T* packed_b, int threads) {
+                     const T* a, const T* b, T* c, bool accumulate, T* packed_b, int threads,
+                     const T* ahead) {
   for (int64_t jc = 0; jc < s.n; jc += blocking.nc) {  // columns of C, step nc
     const int64_t nc = std::min(blocking.nc, s.n - jc);
     const Chunks chunks = chunks_for(kernel, blocking, s.m, nc, threads);
-    const int64_t pack_tasks = std::min<int64_t>(ceil_div(nc, kernel.nr), 4 * threads);
+    const int64_t pack_tasks = ahead ? 0 : std::min<int64_t>(ceil_div(nc, kernel.nr), 4 * threads);
     for (int64_t pc = 0; pc < s.k; pc += blocking.kc) {  // a block of the sum
-      const BBlock<T> block{jc, nc, pc, std::min(blocking.kc, s.k - pc), packed_b,
-                            accumulate || pc > 0};
+      const int64_t kc = std::min(blocking.kc, s.k - pc);
+      const BBlock<T> block =
+          ahead ? BBlock<T>{jc, nc, pc, kc, ahead + jc * s.k + pc * kernel.nr, s.k,
+                            accumulate || pc > 0}
+                : BBlock<T>{jc, nc, pc, kc, packed_b, kc, accumulate || pc > 0};
       // pack_b: op(B)[pc:pc+kc, jc:jc+nc], a run of whole panels per task.
       parallel_tasks(pack_tasks, threads, [&](int64_t task) {
         int64_t first_col, last_col;
@@ -256,10 +262,12 @@ bool runs_direct(const MicroKernel<T>& kernel, const Blocking& blocking, const G
 template <typename T>
 void direct_block(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
                   bool accumulate, int64_t row_begin, int64_t row_end, int64_t col_begin,
-                  int64_t col_end) {
+                  int64_t col_end, const T* ahead) {
   const int64_t a_row_stride = s.trans_a ? 1 : s.lda, a_step_stride = s.trans_a ? s.lda : 1;
   const T* packed_b = nullptr;  // op(B)[:, col_begin:col_end] as panels
-  if (packs_b(s)) {
+  if (ahead) {
+    packed_b = ahead + col_begin * s.k;  // packed ahead (col_begin is a whole panel's)
+  } else if (packs_b(s)) {
     T* buffer = b_buffer<T>().get(round_up(col_end - col_begin, kernel.nr) * s.k);
     pack_b(s, b, 0, s.k, col_begin, col_end - col_begin, kernel.nr, buffer);
     packed_b = buffer;
@@ -309,14 +317,14 @@ DirectSplit direct_split(const MicroKernel<T>& kernel, const GemmShape& s, int t
 
 template <typename T>
 void direct_part(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
-                 bool accumulate, DirectSplit how, int part) {
+                 bool accumulate, DirectSplit how, int part, const T* ahead) {
   int64_t begin = 0, end = how.rows ? s.m : s.n;
   split(end, how.rows ? kernel.mr : kernel.nr, how.parts, part, begin, end);
   if (begin >= end) return;
   if (how.rows)
-    direct_block(kernel, s, a, b, c, accumulate, begin, end, 0, s.n);
+    direct_block(kernel, s, a, b, c, accumulate, begin, end, 0, s.n, ahead);
   else
-    direct_block(kernel, s, a, b, c, accumulate, 0, s.m, begin, end);
+    direct_block(kernel, s, a, b, c, accumulate, 0, s.m, begin, end, ahead);
 }
 
 // ---- one row: what decoding a token computes ---------------------------------------------
@@ -408,7 +416,7 @@ template const MicroKernel<double>& best_kernel<double>();
 
 template <typename T>
 void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
-               bool accumulate, int threads) {
+               bool accumulate, int threads, const T* packed_b_ahead) {
   if (s.m <= 0 || s.n <= 0) return;
   if (s.k <= 0) {
     if (!accumulate)
@@ -422,21 +430,23 @@ void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, con
     return row_product(kernel, blocking, s, a, b, c, accumulate, threads);
   if (runs_direct(kernel, blocking, s)) {
     const DirectSplit how = direct_split(kernel, s, threads);
-    if (threads == 1) return direct_part(kernel, s, a, b, c, accumulate, {how.rows, 1}, 0);
+    if (threads == 1)
+      return direct_part(kernel, s, a, b, c, accumulate, {how.rows, 1}, 0, packed_b_ahead);
     parallel_tasks(how.parts, threads, [&](int64_t part) {
-      direct_part(kernel, s, a, b, c, accumulate, how, static_cast<int>(part));
+      direct_part(kernel, s, a, b, c, accumulate, how, static_cast<int>(part), packed_b_ahead);
     });
     return;
   }
-  T* packed_b = b_buffer<T>().get(round_up(std::min(blocking.nc, s.n), kernel.nr) *
-                                  std::min(blocking.kc, s.k));
-  blocked_product(kernel, blocking, s, a, b, c, accumulate, packed_b, threads);
+  T* packed_b = packed_b_ahead ? nullptr
+                               : b_buffer<T>().get(round_up(std::min(blocking.nc, s.n), kernel.nr) *
+                                                   std::min(blocking.kc, s.k));
+  blocked_product(kernel, blocking, s, a, b, c, accumulate, packed_b, threads, packed_b_ahead);
 }
 
 template void gemm_with(const MicroKernel<float>&, const GemmShape&, const float*, const float*,
-                        float*, bool, int);
+                        float*, bool, int, const float*);
 template void gemm_with(const MicroKernel<double>&, const GemmShape&, const double*,
-                        const double*, double*, bool, int);
+                        const double*, double*, bool, int, const double*);
 
 }  // namespace atencion::gemm_detail
 

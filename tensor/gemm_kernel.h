@@ -122,8 +122,12 @@ const MicroKernel<T>& best_kernel();  // float and double
 
 // The blocked, packed, threaded product of tensor/gemm.h with a given kernel and at most
 // `threads` threads (gemm() passes the best kernel; tests run every kernel the CPU has).
+// `packed_b`, when given, is op(B) packed ahead (a weight packed once, tensor/packed_rows.h):
+// panels of kernel.nr columns over the whole k sum, panel j at packed_b + j · nr · k, step p of
+// it at + p · nr, zeros past column n. The product then packs no B and reads those panels where
+// it would have read its own: the same values in the same kernel, so the same bits.
 template <typename T>
 void gemm_with(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, const T* b, T* c,
-               bool accumulate, int threads);
+               bool accumulate, int threads, const T* packed_b = nullptr);
 
 }  // namespace atencion::gemm_detail

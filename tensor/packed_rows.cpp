@@ -98,4 +98,32 @@ Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight) {
   return y;
 }
 
+bool gemm_reads_packed_rows() { return gemm_detail::best_kernel<float>().nr == kPanelRows; }
+
+Tensor matmul_packed(const Tensor& x, const PackedRows& weight) {
+  const int64_t k = weight.cols(), n = weight.rows();
+  if (x.dtype() != DType::Float32 || x.dim() < 1 || x.size(-1) != k)
+    throw std::invalid_argument("matmul_packed: x " + shape_to_string(x.shape()) + " " +
+                                dtype_name(x.dtype()) + " must be float32 rows of " +
+                                std::to_string(k) + " (W is [" + std::to_string(n) + ", " +
+                                std::to_string(k) + "])");
+  if (x.numel() == k) return matmul_packed_row(x, weight);
+  if (!gemm_reads_packed_rows())
+    throw std::logic_error("matmul_packed: gemm's kernel (" +
+                           std::string(gemm_detail::best_kernel<float>().name) +
+                           ") does not read panels of 16 rows");
+  const Tensor rows = x.contiguous();
+  Shape shape = x.shape();
+  shape.back() = n;
+  Tensor y = Tensor::uninitialized(shape);
+  const int64_t m = k == 0 ? 0 : x.numel() / k;
+  // y = x · Wᵀ: op(B) is W [n, k] read transposed, whose packing the panels are.
+  const GemmShape s{m, n, k, false, true, k, k, n};
+  const int threads = detail::in_parallel_task() ? 1 : num_threads();
+  gemm_detail::gemm_with(gemm_detail::best_kernel<float>(), s, rows.data<float>(),
+                         static_cast<const float*>(nullptr), y.data<float>(),
+                         /*accumulate=*/false, threads, weight.panel(0));
+  return y;
+}
+
 }  // namespace atencion

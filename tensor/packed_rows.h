@@ -77,4 +77,16 @@ void gemm_packed_row_reference(const float* a, int64_t a_step, const PackedRows&
 // std::invalid_argument naming both shapes otherwise.
 Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight);
 
+// Products of more rows (a batch decoding a token, a sentence's positions) pack op(B) = Wᵀ into
+// panels of the kernel's width for every call: W's panels of 16 rows are that packing when
+// gemm()'s kernel is 16 columns wide (AVX2's), so such a product can read them instead.
+// True when it can: gemm()'s float kernel has 16-column panels.
+bool gemm_reads_packed_rows();
+// x [..., k] float32, any number of rows -> y [..., n] = x · Wᵀ, with the bits of
+// matmul(x, W, No, Yes) at any number of threads: one row by gemm_packed_row, more by gemm()'s
+// own product reading W's panels where it would have packed its own (tensor/gemm_kernel.h,
+// gemm_with's packed_b). Throws std::invalid_argument naming both shapes if x does not end in k,
+// and std::logic_error when !gemm_reads_packed_rows() and x has more than one row.
+Tensor matmul_packed(const Tensor& x, const PackedRows& weight);
+
 }  // namespace atencion

@@ -9,6 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "nn/loss.h"
 #include "nn/masks.h"
+#include "tensor/packed_rows.h"
 
 namespace atencion::examples::translate {
 
@@ -47,6 +48,13 @@ ExpectedTensors expected_tensors(const nn::TransformerConfig& c) {
   }
   if (!c.tie_target_embeddings) add_linear(tensors, "output_projection", c.tgt_vocab, c.d_model);
   return tensors;
+}
+
+void pack_weights_for_inference(const Translator& translator) {
+  const CpuFeatures cpu = cpu_features();
+  for (const Variable& parameter : translator.model->parameters())
+    if (parameter.dtype() != DType::Float32) return;
+  if (cpu.avx2 && cpu.fma) nn::use_packed_weights(*translator.model);
 }
 
 Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {

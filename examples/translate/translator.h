@@ -51,6 +51,12 @@ struct Translator {
   CheckpointData to_checkpoint() const;
 };
 
+// For inference only (translate, serve): every linear layer's W packed once into panels
+// (nn::use_packed_weights) where the CPU has AVX2 and FMA and the weights are float32, so that
+// no product packs W afresh at each decoding step; elsewhere nothing changes. The answers have
+// the same bits either way (tensor/packed_rows.h). Training afterwards is refused by the layers.
+void pack_weights_for_inference(const Translator& translator);
+
 constexpr int64_t kLongestMaxLen = 1 << 16;  // positions; sentences are far shorter
 
 // Every tensor a Transformer of `config` has (nn/transformer.h: the embeddings, each encoder

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "nn/decoder_cache.h"
+#include "nn/linear.h"
 #include "nn/masks.h"
 #include "nn/transformer.h"
+#include "tensor/gemm_bfloat16.h"
 #include "tensor/random.h"
 #include "tensor/tensor.h"
 
@@ -276,8 +278,11 @@ TEST_CASE("continuous decoding: rows that join and leave at different steps get 
           "bit for bit",
           "[decoder_cache]") {
   NoGradGuard no_grad;
-  for (const bool norm_first : {false, true}) {
-    INFO("norm_first " << norm_first);
+  const bool cpu_packs = cpu_features().avx2 && cpu_features().fma;
+  for (const bool norm_first : {false, true})
+  for (const bool packed : {false, true}) {
+    if (packed && !cpu_packs) continue;  // packing is refused there (tests/tensor)
+    INFO("norm_first " << norm_first << (packed ? ", weights packed once (translate, serve)" : ""));
     auto model = random_model(31 + norm_first, norm_first, false);
     // Sources of different lengths, each with the tokens it is fed (bos, then its own ids).
     const std::vector<std::vector<int64_t>> sources = {
@@ -289,6 +294,8 @@ TEST_CASE("continuous decoding: rows that join and leave at different steps get 
     std::vector<std::vector<Tensor>> alone;
     for (size_t i = 0; i < sources.size(); ++i)
       alone.push_back(logits_alone(*model, sources[i], fed[i]));
+    // Packed after the logits alone: the rows' products read the panels, alone read W.
+    if (packed) use_packed_weights(*model);
     DecoderCache cache = start_continuous_decoding(*model, {.positions = 12, .rows = 4});
     std::vector<size_t> source_in_row, fed_so_far(sources.size(), 0);
     for (int64_t step = 0; step < 12; ++step) {

@@ -1,7 +1,7 @@
-// tests/tensor/test_packed_rows.cpp — W copied into panels of 16 rows and the one-row product that
-// reads them (tensor/packed_rows.cpp): the layout; the bits of gemm()'s one-row product on W and
-// of the readable reference, at 1 and 2 threads; the shapes; the refusal on a CPU without AVX2
-// and FMA.
+// tests/tensor/test_packed_rows.cpp — W copied into panels of 16 rows and the products that
+// read them (tensor/packed_rows.cpp): the layout; the bits of gemm()'s one-row product on W and
+// of the readable reference, at 1 and 2 threads; products of many rows with the bits of matmul on
+// W; the shapes; the refusal on a CPU without AVX2 and FMA.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -104,6 +104,49 @@ TEST_CASE("matmul_packed_row: one row x [..., k] times Wᵀ, shapes checked", "[
                     "PackedRows: expected a 2-D float32 matrix, got [2, 3, 4] float32");
   CHECK_THROWS_WITH(PackedRows(Tensor::zeros({2, 3}, DType::Float64)),
                     "PackedRows: expected a 2-D float32 matrix, got [2, 3] float64");
+}
+
+// Products of many rows reading W's panels instead of packing W: gemm()'s direct path (k <= 256
+// and op(B) of at most 256 x 256), its blocked path with one k block and with several, several
+// column blocks (n over 1,024), n not a multiple of 16; m of one row panel, a few, a decoding
+// step's 64 and more; at 1 and 2 threads, the bits of matmul with W itself.
+TEST_CASE("matmul_packed: many rows read W's panels with the bits of matmul on W, at 1 and 2 "
+          "threads",
+          "[gemm][packed_rows][threads]") {
+  if (!cpu_packs() || !gemm_reads_packed_rows()) return;
+  uint32_t seed = 40;
+  for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{
+           {100, 256}, {256, 256}, {1024, 256}, {256, 1024}, {2500, 256}, {33, 300}, {7, 5}})
+    for (int64_t m : {2, 7, 64, 300}) {
+      const Tensor w = Tensor::from_vector(uniform_values(n * k, seed++), {n, k});
+      const Tensor x = Tensor::from_vector(uniform_values(m * k, seed++), {m, 1, k});
+      const PackedRows packed(w);
+      for (int threads : {1, 2}) {
+        INFO("m " << m << ", n " << n << ", k " << k << ", " << threads << " threads");
+        Tensor expected, y;
+        with_threads(threads, [&] {
+          expected = matmul(x, w, Trans::No, Trans::Yes);
+          y = matmul_packed(x, packed);
+        });
+        REQUIRE(y.shape() == Shape{m, 1, n});
+        REQUIRE(std::memcmp(y.data<float>(), expected.data<float>(),
+                            static_cast<size_t>(m * n) * sizeof(float)) == 0);
+      }
+    }
+}
+
+TEST_CASE("matmul_packed: one row as matmul_packed_row, shapes checked", "[packed_rows]") {
+  if (!cpu_packs()) return;
+  const Tensor w = Tensor::from_vector(uniform_values(19 * 6, 7), {19, 6});
+  const PackedRows packed(w);
+  const Tensor x = Tensor::from_vector(uniform_values(6, 8), {1, 6});
+  const Tensor y = matmul_packed(x, packed), expected = matmul_packed_row(x, packed);
+  REQUIRE(y.shape() == Shape{1, 19});
+  CHECK(std::memcmp(y.data<float>(), expected.data<float>(), 19 * sizeof(float)) == 0);
+  CHECK_THROWS_WITH(matmul_packed(Tensor::zeros({3, 5}), packed),
+                    "matmul_packed: x [3, 5] float32 must be float32 rows of 6 (W is [19, 6])");
+  CHECK_THROWS_WITH(matmul_packed(Tensor::zeros({3, 6}, DType::Float64), packed),
+                    "matmul_packed: x [3, 6] float64 must be float32 rows of 6 (W is [19, 6])");
 }
 
 TEST_CASE("PackedRows: refused in one line on a CPU without AVX2 and FMA", "[packed_rows]") {

@@ -20,6 +20,7 @@ struct ServeOptions {
 void run_serve(const ServeOptions& options) {
   const serve::StopSignals stop;  // before the model's threads start (serve_command.h)
   const Translator translator = Translator::from_checkpoint(load_checkpoint(options.model_dir));
+  pack_weights_for_inference(translator);
   serve::serve_until_stopped(
       "atencion-translate", options.model_dir,
       translate_service(translator, options.model_dir, options.max_length), options.listen, stop);

@@ -57,6 +57,7 @@ void translate_stdin(const Translator& translator, const decoding::DecodeOptions
 
 void run_translate(const TranslateOptions& options) {
   const Translator translator = Translator::from_checkpoint(load_checkpoint(options.model_dir));
+  pack_weights_for_inference(translator);
   if (options.sentences.empty()) return translate_stdin(translator, options.decode);
   const std::vector<std::string> translations =
       translate_sentences(translator, options.sentences, options.decode);
