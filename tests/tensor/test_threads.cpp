@@ -81,3 +81,54 @@ TEST_CASE("parallel_tasks from two threads of the program at once runs both jobs
   for (auto& r : second) wrong += r.load() != 50;
   CHECK(wrong == 0);
 }
+
+TEST_CASE("pool_cost_more: a wait longer than the others' tasks would have taken the caller",
+          "[threads]") {
+  // The caller ran 3 tasks in 3 ms, a worker 1 (about 1 ms of the caller's time).
+  CHECK(detail::pool_cost_more(5e-3, 3e-3, 3, 1));         // a paused worker: 5 ms > 1 ms
+  CHECK_FALSE(detail::pool_cost_more(0.9e-3, 3e-3, 3, 1));  // below kLongWait: jitter
+  CHECK_FALSE(detail::pool_cost_more(5e-3, 40e-3, 4, 4));   // a long job's last task: 5 < 40 ms
+  CHECK(detail::pool_cost_more(41e-3, 40e-3, 4, 4));
+  CHECK_FALSE(detail::pool_cost_more(5e-3, 0.0, 0, 8));     // the caller ran nothing: no estimate
+  CHECK_FALSE(detail::pool_cost_more(0.0, 1e-3, 8, 0));     // no wait at all
+  CHECK_FALSE(detail::pool_cost_more(detail::kLongWait, 0.0, 1, 0));
+}
+
+TEST_CASE("AloneSpell: two costly waits close together start a spell, doubled while they recur",
+          "[threads]") {
+  detail::AloneSpell spell;
+  CHECK_FALSE(spell.alone(0.0));
+  // Lone costly waits, further apart than kTogether: blips, no spell.
+  for (double now : {1.0, 1.0 + 1.5 * detail::kTogether, 1.0 + 3 * detail::kTogether}) {
+    spell.pool_cost_more(now);
+    CHECK_FALSE(spell.alone(now));
+  }
+  // A second within kTogether: a spell of kAloneFirst.
+  double now = 10.0;
+  spell.pool_cost_more(now);
+  now += 0.5 * detail::kTogether;
+  spell.pool_cost_more(now);
+  CHECK(spell.length() == detail::kAloneFirst);
+  CHECK(spell.alone(now));
+  CHECK(spell.alone(now + 0.9 * detail::kAloneFirst));
+  CHECK_FALSE(spell.alone(now + detail::kAloneFirst));
+  // Costly again soon after the spell ended: twice as long, up to kAloneMost.
+  now += 1.5 * detail::kAloneFirst;
+  spell.pool_cost_more(now);
+  CHECK(spell.length() == 2 * detail::kAloneFirst);
+  CHECK(spell.alone(now + 1.9 * detail::kAloneFirst));
+  for (int i = 0; i < 20; ++i) {
+    now += spell.length() + 1e-3;
+    spell.pool_cost_more(now);
+    now += 1e-3;
+    spell.pool_cost_more(now);
+  }
+  CHECK(spell.length() == detail::kAloneMost);
+  // A long quiet stretch, then the load again: back to kAloneFirst.
+  now += spell.length() + 10.0;
+  CHECK_FALSE(spell.alone(now));
+  spell.pool_cost_more(now);
+  CHECK_FALSE(spell.alone(now));
+  spell.pool_cost_more(now + 1e-3);
+  CHECK(spell.length() == detail::kAloneFirst);
+}
