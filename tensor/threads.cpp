@@ -5,9 +5,7 @@
 // thread of the team must reach, so on a machine whose cores are busy with other programs each
 // region waits for the scheduler to give the slowest thread its core back (a few milliseconds,
 // hundreds of times per training step). Here the caller and the workers take tasks from one
-// counter, and the caller waits only for the tasks already taken (tensor/threads.h). When even
-// that wait costs more than the workers save (a worker paused in the middle of a task), the caller
-// runs the next jobs alone for a while (detail::AloneSpell).
+// counter, and the caller waits only for the tasks already taken (tensor/threads.h).
 #include "tensor/threads.h"
 
 #include <immintrin.h>
@@ -96,11 +94,6 @@ bool spin_until(Ready ready) {
 
 thread_local bool in_task = false;
 
-double seconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // ---- the pool ---------------------------------------------------------------------------
 // One job at a time: `count` tasks, claimed by compare-and-swap on state_ = count << 32 | next.
 // The job's count is in the same word as its next task, so a claim succeeds only on the job that
@@ -113,7 +106,7 @@ class Pool {
   void run(int64_t count, int threads, detail::TaskCall call, void* context);
 
  private:
-  int64_t run_claimed();  // the number of tasks it ran
+  void run_claimed();
   void worker();
   void wait_until_done(uint32_t count);
 
@@ -125,20 +118,17 @@ class Pool {
   std::atomic<uint32_t> done_{0};
   std::atomic<uint32_t> generation_{0};  // a new job was published
   std::atomic<int> seats_{0};            // workers still allowed to join it
-  detail::AloneSpell spell_;             // the caller's, under busy_
 };
 
-int64_t Pool::run_claimed() {
-  int64_t ran = 0;
+void Pool::run_claimed() {
   uint64_t state = state_.load(std::memory_order_acquire);
   for (;;) {
     const auto total = static_cast<uint32_t>(state >> 32), next = static_cast<uint32_t>(state);
-    if (next >= total) return ran;
+    if (next >= total) return;
     if (!state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel,
                                       std::memory_order_acquire))
       continue;
     call_(context_, next);
-    ++ran;
     if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == total) done_.notify_one();
     state = state_.load(std::memory_order_acquire);
   }
@@ -172,13 +162,6 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
     for (int64_t i = 0; i < count; ++i) call(context, i);
     return;
   }
-  const double start = seconds();
-  if (spell_.alone(start)) {  // the workers are not woken: they go to sleep
-    in_task = true;
-    for (int64_t i = 0; i < count; ++i) call(context, i);
-    in_task = false;
-    return;
-  }
   for (; workers_ < threads - 1; ++workers_) std::thread([this] { worker(); }).detach();
   call_ = call;
   context_ = context;
@@ -188,13 +171,9 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   in_task = true;
-  const int64_t own = run_claimed();  // a task that throws ends the program, as in OpenMP
+  run_claimed();  // a task that throws ends the program, as in an OpenMP region
   in_task = false;
-  const double worked = seconds();
   wait_until_done(static_cast<uint32_t>(count));
-  const double waited = seconds();
-  if (detail::pool_cost_more(waited - worked, worked - start, own, count - own))
-    spell_.pool_cost_more(waited);
 }
 
 // Made once and never destroyed: its workers sleep until the process ends.
@@ -228,20 +207,6 @@ void set_num_threads(int threads) {
 namespace detail {
 
 bool in_parallel_task() { return in_task || omp_in_parallel(); }
-
-bool pool_cost_more(double waited, double worked, int64_t own_tasks, int64_t other_tasks) {
-  if (waited <= kLongWait || own_tasks <= 0) return false;  // no estimate without own tasks
-  return waited * static_cast<double>(own_tasks) > worked * static_cast<double>(other_tasks);
-}
-
-void AloneSpell::pool_cost_more(double now) {
-  const bool lone = now - last_ > kTogether;
-  last_ = now;
-  if (lone) return;
-  const bool again_soon = now - until_ < length_;
-  length_ = again_soon ? std::min(2 * length_, kAloneMost) : kAloneFirst;
-  until_ = now + length_;
-}
 
 void run_tasks(int64_t count, int threads, TaskCall call, void* context) {
   if (count <= 0) return;

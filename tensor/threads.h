@@ -37,34 +37,6 @@ void run_tasks(int64_t count, int threads, TaskCall call, void* context);
 // there runs on its own thread, since its caller already splits the work.
 bool in_parallel_task();
 
-// ---- the caller alone, while the pool costs more than it gives ----------------------------
-// Lesson: docs/performance.md#the-main-command-beside-busy-loops
-// Beside busy programs the scheduler may pause a worker in the middle of a task for a whole time
-// slice (~5 ms) while the caller has nothing left but to wait for it. After each job the caller
-// compares what it waited for others' tasks with what they saved it: the time it would have
-// taken to run those tasks itself, estimated from its own (worked · other_tasks / own_tasks).
-// True when the wait cost more, and was longer than kLongWait (seconds): a quiet machine's
-// waits (a worker's last task, a late wake-up) are microseconds.
-inline constexpr double kLongWait = 1e-3;
-bool pool_cost_more(double waited, double worked, int64_t own_tasks, int64_t other_tasks);
-
-// When the caller then runs jobs alone, workers asleep, and for how long. A lone costly wait is
-// a blip (another program ran for a moment: 20 in a 20-second training run on the quiet 2-core
-// machine) and only remembered; a second within kTogether seconds says the load persists, and starts a
-// spell of kAloneFirst seconds, twice as long each time one starts within the length of the
-// spell just ended, up to kAloneMost. Times are seconds on any steady clock; the pool passes its
-// own, tests made-up ones.
-inline constexpr double kTogether = 0.2, kAloneFirst = 0.05, kAloneMost = 0.8;
-class AloneSpell {
- public:
-  bool alone(double now) const { return now < until_; }
-  void pool_cost_more(double now);  // a costly wait ended at now
-  double length() const { return length_; }
-
- private:
-  double last_ = -1e300, until_ = -1e300, length_ = kAloneFirst;
-};
-
 }  // namespace detail
 
 template <typename Fn>
