@@ -167,7 +167,7 @@ std::vector<std::vector<size_t>> length_sorted_sub_batches(
 namespace {
 
 // One call of the batch function: its requests as read, their replies, and the requests waiting
-// for the continuous rows (greedy, text only) or for a batch of their own (a beam, or details).
+// for the continuous rows (greedy, with or without details) or for a batch of their own (a beam).
 struct ServedBatch {
   const Translator& translator;
   const serve::Progress& progress;
@@ -189,7 +189,7 @@ void read_requests(ServedBatch& batch, const std::vector<nlohmann::json>& reques
     if (prepared.reply) {
       batch.replies[i] = *prepared.reply;
       batch.progress.answer(i, batch.replies[i]);  // refused or blank: answered at once
-    } else if (prepared.read.beam == 1 && !prepared.read.details) {
+    } else if (prepared.read.beam == 1) {
       batch.continuing.push_back(i);
     } else {
       batch.batched.push_back(i);
@@ -218,9 +218,26 @@ void decode_batched(ServedBatch& batch) {
 void join_rows(ServedBatch& batch, decoding::ContinuousGreedy& rows) {
   const size_t joining = std::min<size_t>(batch.continuing.size(), rows.room());
   std::vector<std::vector<int64_t>> sources;
-  for (size_t k = 0; k < joining; ++k) sources.push_back(batch.prepared[batch.continuing[k]].source);
-  rows.admit(sources, {batch.continuing.begin(), batch.continuing.begin() + joining});
+  std::vector<char> maps_wanted;
+  for (size_t k = 0; k < joining; ++k) {
+    const PreparedRequest& request = batch.prepared[batch.continuing[k]];
+    sources.push_back(request.source);
+    maps_wanted.push_back(request.read.details ? 1 : 0);
+  }
+  rows.admit(sources, {batch.continuing.begin(), batch.continuing.begin() + joining},
+             maps_wanted);
   batch.continuing.erase(batch.continuing.begin(), batch.continuing.begin() + joining);
+}
+
+// A finished row's reply: the text, or with "details" its maps and alternatives, which the rows
+// collected from the same batched forward.
+serve::Reply row_reply(const Translator& translator, const PreparedRequest& request,
+                       const decoding::ContinuousGreedy::Output& output) {
+  if (!output.maps) return text_reply(translator, request, output.tokens, 1);
+  const explorer::Sentence sentence =
+      sentence_maps(translator, request.read.text, request.source, output.tokens, *output.maps);
+  return {200, translation_reply(sentence, pieces_of(translator.source_tokenizer, request.source),
+                                 1)};
 }
 
 // One step of the rows: each finished request answered, each other that streams its line.
@@ -233,8 +250,7 @@ void step_rows(ServedBatch& batch, decoding::ContinuousGreedy& rows) {
                                                      output.tokens));
       continue;
     }
-    batch.replies[output.tag] =
-        text_reply(batch.translator, batch.prepared[output.tag], output.tokens, 1);
+    batch.replies[output.tag] = row_reply(batch.translator, batch.prepared[output.tag], output);
     batch.progress.answer(output.tag, batch.replies[output.tag]);
   }
 }

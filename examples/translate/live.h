@@ -39,22 +39,23 @@ struct TranslateRequest {
 };
 TranslateRequest read_translate_request(const nlohmann::json& request);
 
-// Sources decoded at once by the server: a batch's requests of one beam width, sorted by
+// Sources decoded at once by the server: a batch's beam requests of one width, sorted by
 // length, go in the fewest sub-batches of at most this many (docs/17-serving.md#under-load).
 constexpr int64_t kServedSubBatch = 32;
 
-// Rows decoded at once by continuous batching (greedy requests without details).
+// Rows decoded at once by continuous batching (greedy requests, with or without details).
 constexpr int64_t kContinuousRows = 64;
 
 // One reply per request, in order (and one for each request taken with progress.more), each
 // answered through progress.answer as soon as it is decoded, each the one its request gets alone:
-//   - greedy without "details": continuous batching (base/decoding/continuous.h) in `rows`
-//     (made here when null, with kContinuousRows rows): each joins the running rows between two
-//     decoding steps and is answered at the step it ends; between steps, the requests that
-//     queued meanwhile are taken (progress.more), as many as the rows have room for;
-//   - a beam, or "details": the requests of each beam width, sorted by source length, decoded in
-//     sub-batches of at most `sub_batch` (decode_ids), shortest first; the decoding also gives
-//     the maps and alternatives of those with "details" (observed while decoding:
+//   - greedy: continuous batching (base/decoding/continuous.h) in `rows` (made here when null,
+//     with kContinuousRows rows): each joins the running rows between two decoding steps and is
+//     answered at the step it ends; between steps, the requests that queued meanwhile are taken
+//     (progress.more), as many as the rows have room for; those with "details" get the maps and
+//     alternatives the rows collected for them from the same steps;
+//   - a beam: the requests of each beam width, sorted by source length, decoded in sub-batches
+//     of at most `sub_batch` (decode_ids), shortest first; the decoding also gives the maps and
+//     alternatives of those with "details" (observed while decoding:
 //     base/decoding/decoding_maps.h).
 // A text with more pieces than the model's positions cover gets 400 naming the limit; a blank
 // text, an empty translation and no maps (both answered at once). A request that streams

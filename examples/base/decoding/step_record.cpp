@@ -77,9 +77,21 @@ const std::vector<Likely>& StepRecord::likeliest(size_t step, int64_t row) const
   return likeliest_.at(step).at(static_cast<size_t>(row));
 }
 
+std::vector<Likely> likeliest_of(const double* probabilities, int64_t vocab, size_t kept) {
+  std::vector<Likely> best;  // best first, at most `kept`
+  if (kept == 0) return best;
+  for (int64_t v = 0; v < vocab; ++v) {
+    if (best.size() == kept && probabilities[v] <= best.back().probability) continue;
+    if (best.size() == kept) best.pop_back();
+    auto at = std::find_if(best.begin(), best.end(),
+                           [&](const Likely& l) { return probabilities[v] > l.probability; });
+    best.insert(at, {v, probabilities[v]});
+  }
+  return best;
+}
+
 // softmax(logits) of each wanted row (the library's softmax: one vectorised pass a row), its
-// alternatives_ largest kept by one pass over the row (ties to the smaller id: an equal
-// probability later in the row does not displace it).
+// alternatives_ likeliest kept (likeliest_of).
 void StepRecord::keep_likeliest(const Tensor& logits) {
   likeliest_.emplace_back(start_of_row_.size());
   if (alternatives_ <= 0) return;
@@ -87,18 +99,10 @@ void StepRecord::keep_likeliest(const Tensor& logits) {
   detail::read_scores(softmax(logits, -1), probabilities);
   const int64_t vocab = static_cast<int64_t>(probabilities.size() / start_of_row_.size());
   const size_t kept = static_cast<size_t>(std::min(alternatives_, vocab));
-  for (size_t r = 0; r < start_of_row_.size(); ++r) {
-    if (!wanted(start_of_row_[r])) continue;
-    const double* row = probabilities.data() + r * static_cast<size_t>(vocab);
-    std::vector<Likely>& best = likeliest_.back()[r];  // best first, at most `kept`
-    for (int64_t v = 0; v < vocab; ++v) {
-      if (best.size() == kept && row[v] <= best.back().probability) continue;
-      if (best.size() == kept) best.pop_back();
-      auto at = std::find_if(best.begin(), best.end(),
-                             [&](const Likely& l) { return row[v] > l.probability; });
-      best.insert(at, {v, row[v]});
-    }
-  }
+  for (size_t r = 0; r < start_of_row_.size(); ++r)
+    if (wanted(start_of_row_[r]))
+      likeliest_.back()[r] =
+          likeliest_of(probabilities.data() + r * static_cast<size_t>(vocab), vocab, kept);
 }
 
 }  // namespace atencion::examples::decoding

@@ -32,6 +32,10 @@ struct Likely {
   double probability = 0;
 };
 
+// The `kept` likeliest of one row's probabilities [vocab], best first (ties to the smaller id:
+// an equal probability later in the row does not displace it), by one pass over the row.
+std::vector<Likely> likeliest_of(const double* probabilities, int64_t vocab, size_t kept);
+
 class StepRecord : public NextTokenScorer {
  public:
   // `wanted`: per start, 1 to keep its rows' alternatives and prefixes (empty: every start).

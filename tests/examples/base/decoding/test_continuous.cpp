@@ -4,6 +4,8 @@
 // bad calls give one-line errors.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -93,6 +95,71 @@ TEST_CASE("ContinuousGreedy: bad calls give one-line errors", "[continuous]") {
   ContinuousGreedy continuous(*model, greedy_options(4), 2);
   CHECK(continuous.step().empty());
   CHECK_THROWS_WITH(continuous.admit({{4}, {5}, {6}}, {0, 1, 2}),
-                    Contains("ContinuousGreedy::admit: 3 sources with 3 tags, room for 2"));
+                    Contains("ContinuousGreedy::admit: 3 sources with 3 tags and 0 maps wanted, room for 2"));
   CHECK_THROWS_WITH(continuous.admit({{4}}, {}), Contains("1 sources with 0 tags"));
+  CHECK_THROWS_WITH(continuous.admit({{4}}, {0}, {1, 0}),
+                    Contains("1 sources with 1 tags and 2 maps wanted"));
+}
+
+namespace {
+
+bool same_bits(const Tensor& a, const Tensor& b) {
+  if (a.shape() != b.shape()) return false;
+  const Tensor x = a.contiguous(), y = b.contiguous();
+  return std::memcmp(x.data<float>(), y.data<float>(), x.numel() * sizeof(float)) == 0;
+}
+
+void check_same_maps(const DecodingMaps& got, const DecodingMaps& alone) {
+  const auto check_all = [](const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+    REQUIRE(a.size() == b.size());
+    for (size_t l = 0; l < a.size(); ++l) CHECK(same_bits(a[l], b[l]));
+  };
+  check_all(got.encoder_self, alone.encoder_self);
+  check_all(got.decoder_self, alone.decoder_self);
+  check_all(got.cross, alone.cross);
+  REQUIRE(got.likeliest.size() == alone.likeliest.size());
+  for (size_t k = 0; k < got.likeliest.size(); ++k) {
+    REQUIRE(got.likeliest[k].size() == alone.likeliest[k].size());
+    for (size_t i = 0; i < got.likeliest[k].size(); ++i) {
+      CHECK(got.likeliest[k][i].id == alone.likeliest[k][i].id);
+      CHECK(got.likeliest[k][i].probability == alone.likeliest[k][i].probability);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("ContinuousGreedy: rows that want maps get decode's maps alone, bit for bit",
+          "[continuous]") {
+  const std::vector<std::vector<int64_t>> sources = {
+      {4, 5, 6, 7, 8}, {1}, {2, 3, 4}, {8, 8, 1, 2, 3, 4, 5}, {6, 6}, {5, 4, 3, 2}};
+  const std::vector<char> wanted = {1, 0, 1, 1, 0, 1};
+  for (const bool norm_first : {false, true}) {
+    INFO("norm_first " << norm_first);
+    auto model = tiny_model(29 + norm_first, norm_first, 0.5);
+    const DecodeOptions options = greedy_options(6);
+    ContinuousGreedy continuous(*model, options, 3);
+    std::map<size_t, ContinuousGreedy::Output> finished;
+    size_t next = 0;
+    for (int64_t step = 0; finished.size() < sources.size() && step < 100; ++step) {
+      // Two join at the first step, then one a step while there is room: rows at many lengths.
+      const size_t joining = std::min<size_t>({sources.size() - next, step == 0 ? 2u : 1u,
+                                               static_cast<size_t>(continuous.room())});
+      std::vector<size_t> tags;
+      for (size_t k = 0; k < joining; ++k) tags.push_back(next + k);
+      continuous.admit({sources.begin() + next, sources.begin() + next + joining}, tags,
+                       {wanted.begin() + next, wanted.begin() + next + joining});
+      next += joining;
+      for (auto& output : continuous.step())
+        if (output.finished) finished.emplace(output.tag, output);
+    }
+    REQUIRE(finished.size() == sources.size());
+    for (size_t i = 0; i < sources.size(); ++i) {
+      INFO("source " << i);
+      MapsCollection alone;
+      CHECK(finished.at(i).tokens == decode(*model, {sources[i]}, options, &alone)[0]);
+      REQUIRE((finished.at(i).maps != nullptr) == (wanted[i] != 0));
+      if (wanted[i]) check_same_maps(*finished.at(i).maps, alone.maps.at(0));
+    }
+  }
 }
