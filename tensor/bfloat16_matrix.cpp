@@ -8,6 +8,7 @@
 #include "tensor/gemm_bfloat16.h"
 #include "tensor/half.h"
 #include "tensor/threads.h"
+#include "tensor/weight_rows.h"
 
 namespace atencion {
 
@@ -39,17 +40,12 @@ Tensor BFloat16Matrix::to_float32() const {
 
 Tensor matmul_bfloat16(const Tensor& x, const BFloat16Matrix& weight) {
   const int64_t k = weight.cols(), n = weight.rows();
-  if (x.dtype() != DType::Float32 || x.dim() < 1 || x.size(-1) != k)
-    throw std::invalid_argument("matmul_bfloat16: x " + shape_to_string(x.shape()) + " " +
-                                dtype_name(x.dtype()) + " must be float32 ending in " +
-                                std::to_string(k) + " (W is [" + std::to_string(n) + ", " +
-                                std::to_string(k) + "])");
+  detail::check_weight_rows(x.dtype() == DType::Float32 && x.dim() >= 1 && x.size(-1) == k, x,
+                            "matmul_bfloat16", "float32 ending in", n, k);
   const Tensor rows = x.contiguous();
-  Shape shape = x.shape();
   int64_t m = 1;
-  for (size_t d = 0; d + 1 < shape.size(); ++d) m *= shape[d];
-  shape.back() = n;
-  Tensor y = Tensor::uninitialized(shape);
+  for (int64_t d = 0; d + 1 < x.dim(); ++d) m *= x.size(d);
+  Tensor y = detail::weight_rows_output(x, n);
   const GemmShape s{m, n, k, /*trans_a=*/false, /*trans_b=*/true, k, k, n};
   gemm_bfloat16(s, rows.data<float>(), weight, y.data<float>(), /*accumulate=*/false);
   return y;

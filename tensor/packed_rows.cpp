@@ -10,6 +10,7 @@
 
 #include "tensor/gemm_kernel.h"
 #include "tensor/threads.h"
+#include "tensor/weight_rows.h"
 
 namespace atencion {
 namespace {
@@ -85,15 +86,11 @@ void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float*
 
 Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight) {
   const int64_t k = weight.cols(), n = weight.rows();
-  if (x.dtype() != DType::Float32 || x.dim() < 1 || x.size(-1) != k || x.numel() != k)
-    throw std::invalid_argument("matmul_packed_row: x " + shape_to_string(x.shape()) + " " +
-                                dtype_name(x.dtype()) + " must be one float32 row of " +
-                                std::to_string(k) + " (W is [" + std::to_string(n) + ", " +
-                                std::to_string(k) + "])");
+  detail::check_weight_rows(
+      x.dtype() == DType::Float32 && x.dim() >= 1 && x.size(-1) == k && x.numel() == k, x,
+      "matmul_packed_row", "one float32 row of", n, k);
   const Tensor row = x.contiguous();
-  Shape shape = x.shape();
-  shape.back() = n;
-  Tensor y = Tensor::uninitialized(shape);
+  Tensor y = detail::weight_rows_output(x, n);
   gemm_packed_row(row.data<float>(), 1, weight, y.data<float>(), /*accumulate=*/false);
   return y;
 }
@@ -102,20 +99,15 @@ bool gemm_reads_packed_rows() { return gemm_detail::best_kernel<float>().nr == k
 
 Tensor matmul_packed(const Tensor& x, const PackedRows& weight) {
   const int64_t k = weight.cols(), n = weight.rows();
-  if (x.dtype() != DType::Float32 || x.dim() < 1 || x.size(-1) != k)
-    throw std::invalid_argument("matmul_packed: x " + shape_to_string(x.shape()) + " " +
-                                dtype_name(x.dtype()) + " must be float32 rows of " +
-                                std::to_string(k) + " (W is [" + std::to_string(n) + ", " +
-                                std::to_string(k) + "])");
+  detail::check_weight_rows(x.dtype() == DType::Float32 && x.dim() >= 1 && x.size(-1) == k, x,
+                            "matmul_packed", "float32 rows of", n, k);
   if (x.numel() == k) return matmul_packed_row(x, weight);
   if (!gemm_reads_packed_rows())
     throw std::logic_error("matmul_packed: gemm's kernel (" +
                            std::string(gemm_detail::best_kernel<float>().name) +
                            ") does not read panels of 16 rows");
   const Tensor rows = x.contiguous();
-  Shape shape = x.shape();
-  shape.back() = n;
-  Tensor y = Tensor::uninitialized(shape);
+  Tensor y = detail::weight_rows_output(x, n);
   const int64_t m = k == 0 ? 0 : x.numel() / k;
   // y = x · Wᵀ: op(B) is W [n, k] read transposed, whose packing the panels are.
   const GemmShape s{m, n, k, false, true, k, k, n};
