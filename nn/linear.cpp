@@ -120,6 +120,20 @@ void use_packed_weights(Module& model) {
     if (auto* linear = dynamic_cast<Linear*>(module.get())) linear->use_packed_weight();
 }
 
+bool can_pack_weights(const Module& model) {
+  const CpuFeatures cpu = cpu_features();
+  if (!cpu.avx2 || !cpu.fma) return false;
+  const auto packable = [](const Module& module) {
+    const auto* linear = dynamic_cast<const Linear*>(&module);
+    return !linear || (linear->weight.dtype() == DType::Float32 && !linear->has_lora() &&
+                       !linear->uses_bfloat16_weight());
+  };
+  if (!packable(model)) return false;
+  for (const auto& [name, module] : model.named_modules())
+    if (!packable(*module)) return false;
+  return true;
+}
+
 void use_bfloat16_weights(Module& model) {
   if (auto* linear = dynamic_cast<Linear*>(&model)) linear->use_bfloat16_weight();
   for (const auto& [name, module] : model.named_modules())

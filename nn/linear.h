@@ -96,5 +96,9 @@ class Linear : public Module {
 void use_bfloat16_weights(Module& model);
 // use_packed_weight() on every Linear of `model` (itself included, and its submodules).
 void use_packed_weights(Module& model);
+// True when use_packed_weights(model) would pack every Linear rather than refuse: each float32,
+// none with an adapter or kept as bfloat16, on a CPU with AVX2 and FMA (tensor/packed_rows.h).
+// What a command that decodes asks before it packs by default.
+bool can_pack_weights(const Module& model);
 
 }  // namespace atencion::nn

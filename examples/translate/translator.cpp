@@ -9,7 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "nn/loss.h"
 #include "nn/masks.h"
-#include "tensor/packed_rows.h"
+#include "nn/linear.h"
 
 namespace atencion::examples::translate {
 
@@ -51,10 +51,7 @@ ExpectedTensors expected_tensors(const nn::TransformerConfig& c) {
 }
 
 void pack_weights_for_inference(const Translator& translator) {
-  const CpuFeatures cpu = cpu_features();
-  for (const Variable& parameter : translator.model->parameters())
-    if (parameter.dtype() != DType::Float32) return;
-  if (cpu.avx2 && cpu.fma) nn::use_packed_weights(*translator.model);
+  if (nn::can_pack_weights(*translator.model)) nn::use_packed_weights(*translator.model);
 }
 
 Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {

@@ -7,6 +7,7 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 #include "nn/linear.h"
+#include "nn/multi_head_attention.h"
 #include "tensor/ops.h"
 #include "tensor/random.h"
 #include "fixture.h"
@@ -210,4 +211,25 @@ TEST_CASE("Linear: a packed weight is for inference and refused with LoRA, float
                     "kept as bfloat16");
   linear.use_bfloat16_weight();  // the bfloat16 copy replaces the packed one
   CHECK(!linear.uses_packed_weight());
+}
+
+TEST_CASE("can_pack_weights: true only where use_packed_weights would pack every Linear",
+          "[linear][packed_rows]") {
+  Generator generator(9);
+  const bool cpu_packs = cpu_features().avx2 && cpu_features().fma;
+  Linear plain(4, 3, generator);
+  CHECK(can_pack_weights(plain) == cpu_packs);
+  MultiHeadAttention attention(8, 2, generator);  // Linears inside a module
+  CHECK(can_pack_weights(attention) == cpu_packs);
+  attention.to(DType::Float64);
+  CHECK(!can_pack_weights(attention));
+  Linear adapted(4, 3, generator);
+  adapted.add_lora(2, 4.0, generator);
+  CHECK(!can_pack_weights(adapted));
+  if (!cpu_packs) return;
+  Linear rounded(4, 3, generator);
+  rounded.use_bfloat16_weight();
+  CHECK(!can_pack_weights(rounded));
+  use_packed_weights(plain);  // what can_pack_weights promised
+  CHECK(plain.uses_packed_weight());
 }

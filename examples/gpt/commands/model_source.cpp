@@ -29,13 +29,10 @@ LanguageModel load_model(const ModelSource& source, const std::string& command) 
 }
 
 void pack_for_decoding(GPT& model) {
-  const CpuFeatures cpu = cpu_features();
+  // The tied head reads the token embedding, not a Linear: its dtype and bfloat16 are GPT's.
   if (model.uses_bfloat16_weights() || model.token_embedding->weight.dtype() != DType::Float32 ||
-      !cpu.avx2 || !cpu.fma)
+      !nn::can_pack_weights(model))
     return;
-  for (const auto& [name, module] : model.named_modules())
-    if (auto* linear = dynamic_cast<const nn::Linear*>(module.get()); linear && linear->has_lora())
-      return;
   model.use_packed_weights();
 }
 
