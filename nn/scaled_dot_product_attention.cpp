@@ -9,6 +9,7 @@
 
 #include "autograd/ops.h"
 #include "tensor/flash_attention.h"
+#include "tensor/threads.h"
 
 namespace atencion::nn {
 
@@ -86,6 +87,24 @@ bool fused_applies(const Variable& query, const Variable& key, const Variable& v
          key.dtype() == value.dtype();
 }
 
+// Inference (no graph to record, no dropout to draw) on a batch whose leading dim splits: the
+// batch rows are independent attentions, e.g. a decoding step's rows, each over its own keys.
+bool rows_split(const Variable& query, const Variable& key, const Variable& value,
+                bool dropping) {
+  if (dropping || query.dim() < 3 || query.size(0) < 2) return false;
+  if (grad_mode_enabled() &&
+      (query.requires_grad() || key.requires_grad() || value.requires_grad()))
+    return false;
+  return query.dim() == key.dim() && key.dim() == value.dim() &&
+         query.size(0) == key.size(0) && key.size(0) == value.size(0);
+}
+
+// Rows [begin, end) of the batch, of the mask too when it has a batch dim of its own.
+Tensor rows_of(const Tensor& x, int64_t begin, int64_t end, int64_t batch_dims) {
+  if (!x.defined() || x.dim() != batch_dims || x.size(0) == 1) return x;
+  return x.narrow(0, begin, end - begin);
+}
+
 }  // namespace
 
 Variable ScaledDotProductAttention::forward(const Variable& query, const Variable& key,
@@ -108,11 +127,47 @@ Variable ScaledDotProductAttention::forward(const Variable& query, const Variabl
   return flash_attention(query, key, value, mask, scale);
 }
 
+
+// Each batch row's attention, the rows shared among the threads (parallel_for_ranges): a
+// decoding step of many rows is many small attentions, each kernel's call on the whole batch
+// under the size at which a kernel splits its work, so one thread would run them all. A run of
+// rows takes the same lines (weights_of, then the weighted sum) on its slice: each row's numbers
+// are those of the whole batch's call, for any number of threads.
+Variable ScaledDotProductAttention::forward_rows(const Tensor& query, const Tensor& key,
+                                                 const Tensor& value, const Tensor& mask,
+                                                 AttentionObserver* observer) {
+  const int64_t batch = query.size(0), dims = query.dim();
+  Shape weights_shape = query.shape(), output_shape = query.shape();
+  weights_shape.back() = key.size(-2);
+  output_shape.back() = value.size(-1);
+  check_mask(mask, weights_shape);
+  // The weights are kept for the observer only.
+  const Tensor weights =
+      observer ? Tensor::uninitialized(weights_shape, query.dtype()) : Tensor();
+  const Tensor output = Tensor::uninitialized(output_shape, query.dtype());
+  // Work per row: both products' multiply-adds.
+  const int64_t per_row =
+      shape_numel(weights_shape) / batch * (query.size(-1) + value.size(-1));
+  parallel_for_ranges(batch, per_row, [&](int64_t begin, int64_t end) {
+    NoGradGuard no_grad;  // on this thread too
+    const Variable rows_weights =
+        weights_of(Variable(rows_of(query, begin, end, dims)),
+                   Variable(rows_of(key, begin, end, dims)), rows_of(mask, begin, end, dims));
+    if (observer) weights.narrow(0, begin, end - begin).copy_(rows_weights.value());
+    output.narrow(0, begin, end - begin)
+        .copy_(matmul(rows_weights, Variable(rows_of(value, begin, end, dims))).value());
+  });
+  if (observer != nullptr) observer->keep(*this, observer->observed_rows(weights));
+  return Variable(output);
+}
+
 Variable ScaledDotProductAttention::forward_step_by_step(const Variable& query,
                                                          const Variable& key,
                                                          const Variable& value,
                                                          const Tensor& mask,
                                                          AttentionObserver* observer) {
+  if (rows_split(query, key, value, dropout_->is_training() && dropout_->p() > 0.0))
+    return forward_rows(query.value(), key.value(), value.value(), mask, observer);
   // MatMul, Scale, Mask, Softmax (weights_of above).
   Variable attention_weights = weights_of(query, key, mask);
   if (observer != nullptr)

@@ -19,6 +19,11 @@
 // length; query, key and value with different leading dims (broadcasting) always take the
 // step-by-step path. A test pins both paths equal.
 //
+// In inference (no graph, no dropout) the step-by-step path runs the batch's rows (the first
+// dim) on the thread pool, a run of rows per task, each run by the same lines on its slice: a
+// decoding step of many rows is many attentions too small for any one kernel to split
+// (docs/17-serving.md#under-load). The bits are the whole batch's for any number of threads.
+//
 // The module keeps nothing of a call: the weights go to an AttentionObserver handed to forward
 // (nn/attention_observer.h), after either path. On the fused path, which never holds them, an
 // observed call computes them for the observed rows only, by the step-by-step lines.
@@ -68,6 +73,9 @@ class ScaledDotProductAttention : public Module {
   Variable forward_step_by_step(const Variable& query, const Variable& key,
                                 const Variable& value, const Tensor& mask,
                                 AttentionObserver* observer);
+  // The step-by-step path in inference, the batch's rows shared among the threads (.cpp).
+  Variable forward_rows(const Tensor& query, const Tensor& key, const Tensor& value,
+                        const Tensor& mask, AttentionObserver* observer);
   // The fused path's weights for the observer: its rows of query, key and mask, step by step.
   void observe_fused(const Variable& query, const Variable& key, const Tensor& mask,
                      AttentionObserver& observer) const;

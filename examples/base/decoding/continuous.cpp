@@ -7,6 +7,7 @@
 
 #include "nn/eval_scope.h"
 #include "tensor/ops.h"
+#include "tensor/threads.h"
 
 namespace atencion::examples::decoding {
 
@@ -154,9 +155,14 @@ std::vector<ContinuousGreedy::Output> ContinuousGreedy::step() {
     search.never_output = {options_.pad_id, options_.bos_id};  // as decode()'s searches
     allowed_ = detail::may_output(vocab, search);
   }
+  // Each row's greedy token, the rows shared among the threads (each row's choice its own).
+  std::vector<int64_t> tokens(tags_.size());
+  parallel_for(rows(), vocab, [&](int64_t row) {
+    tokens[row] = detail::best_token(&scores_[row * vocab], vocab, allowed_);
+  });
   std::vector<Output> outputs;
   for (size_t row = 0; row < tags_.size(); ++row) {
-    const int64_t token = detail::best_token(&scores_[row * vocab], vocab, allowed_);
+    const int64_t token = tokens[row];
     const bool ended = token == options_.eos_id;
     if (!ended) outputs_[row].push_back(token);
     const bool finished =

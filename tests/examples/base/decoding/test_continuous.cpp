@@ -1,7 +1,7 @@
 // tests/examples/base/decoding/test_continuous.cpp — base/decoding/continuous.cpp: sources that
 // join a running batch at different steps, and leave it as they end, get the output decode()
 // gives each alone (greedy), on random tiny models; outputs end both by eos and by max_length;
-// bad calls give one-line errors.
+// bad calls give one-line errors; a step's bits do not depend on the number of threads.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,6 +14,7 @@
 #include "base/decoding/continuous.h"
 #include "nn/transformer.h"
 #include "tensor/random.h"
+#include "tensor/threads.h"
 
 using namespace atencion;
 using namespace atencion::nn;
@@ -161,5 +162,60 @@ TEST_CASE("ContinuousGreedy: rows that want maps get decode's maps alone, bit fo
       REQUIRE((finished.at(i).maps != nullptr) == (wanted[i] != 0));
       if (wanted[i]) check_same_maps(*finished.at(i).maps, alone.maps.at(0));
     }
+  }
+}
+
+TEST_CASE("ContinuousGreedy: a step's answers and maps have the same bits at 1 and 2 threads",
+          "[continuous]") {
+  // Rows enough, and long enough, that a step's attention splits its rows among the threads
+  // (nn/scaled_dot_product_attention.cpp, forward_rows).
+  Generator generator(41);
+  TransformerConfig config{.src_vocab = 20, .tgt_vocab = 12, .d_model = 32, .heads = 4,
+                           .encoder_layers = 1, .decoder_layers = 2, .d_ff = 64, .dropout = 0.1,
+                           .max_len = 32, .padding_idx = pad};
+  Transformer model(config, generator);
+  model.eval();
+  std::vector<std::vector<int64_t>> sources;
+  std::vector<size_t> tags;
+  std::vector<char> wanted;
+  for (int64_t i = 0; i < 40; ++i) {
+    sources.emplace_back();
+    for (int64_t j = 0; j < 8 + i % 9; ++j) sources.back().push_back(4 + (i * 5 + j * 3) % 16);
+    tags.push_back(static_cast<size_t>(i));
+    wanted.push_back(i % 3 == 0 ? 1 : 0);
+  }
+  const DecodeOptions options = greedy_options(16);
+  const auto run = [&](int threads) {
+    const int saved = num_threads();
+    set_num_threads(threads);
+    ContinuousGreedy continuous(model, options, 40);
+    std::map<size_t, ContinuousGreedy::Output> finished;
+    // Half join at the first step, the rest at the third: rows at two lengths.
+    continuous.admit({sources.begin(), sources.begin() + 20}, {tags.begin(), tags.begin() + 20},
+                     {wanted.begin(), wanted.begin() + 20});
+    for (int64_t step = 0; finished.size() < sources.size() && step < 100; ++step) {
+      if (step == 2)
+        continuous.admit({sources.begin() + 20, sources.end()}, {tags.begin() + 20, tags.end()},
+                         {wanted.begin() + 20, wanted.end()});
+      for (auto& output : continuous.step())
+        if (output.finished) finished.emplace(output.tag, output);
+    }
+    set_num_threads(saved);
+    return finished;
+  };
+  const auto one = run(1), two = run(2);
+  REQUIRE(one.size() == sources.size());
+  REQUIRE(two.size() == sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    INFO("source " << i);
+    CHECK(one.at(i).tokens == two.at(i).tokens);
+    REQUIRE((one.at(i).maps != nullptr) == (wanted[i] != 0));
+    REQUIRE((two.at(i).maps != nullptr) == (wanted[i] != 0));
+    if (wanted[i]) check_same_maps(*two.at(i).maps, *one.at(i).maps);
+  }
+  // And each as decode() gives it alone (one row: nothing to split).
+  for (size_t i : {size_t{0}, size_t{17}, size_t{39}}) {
+    INFO("source " << i);
+    CHECK(two.at(i).tokens == decode(model, {sources[i]}, options)[0]);
   }
 }
