@@ -2,10 +2,12 @@
 // Lesson: docs/05-scaled-dot-product-attention.md
 #include "nn/scaled_dot_product_attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "autograd/ops.h"
 #include "tensor/flash_attention.h"
@@ -105,6 +107,24 @@ Tensor rows_of(const Tensor& x, int64_t begin, int64_t end, int64_t batch_dims) 
   return x.narrow(0, begin, end - begin);
 }
 
+// For each batch row, the keys up to the last one any of its queries may see (mask with a batch
+// dim of its own, [batch, ..., m_k]); all m_k for a row that sees none or a mask without one.
+std::vector<int64_t> keys_seen(const Tensor& mask, int64_t batch, int64_t dims, int64_t keys) {
+  std::vector<int64_t> seen(static_cast<size_t>(batch), keys);
+  if (!mask.defined() || mask.dim() != dims || mask.size(0) != batch || mask.size(-1) != keys)
+    return seen;
+  const Tensor rows = mask.contiguous();
+  const int64_t per_row = rows.numel() / batch;
+  const bool* data = rows.data<bool>();
+  for (int64_t r = 0; r < batch; ++r) {
+    int64_t last = -1;
+    for (int64_t i = 0; i < per_row; ++i)
+      if (data[r * per_row + i]) last = std::max(last, i % keys);
+    if (last >= 0) seen[static_cast<size_t>(r)] = last + 1;
+  }
+  return seen;
+}
+
 }  // namespace
 
 Variable ScaledDotProductAttention::forward(const Variable& query, const Variable& key,
@@ -131,31 +151,41 @@ Variable ScaledDotProductAttention::forward(const Variable& query, const Variabl
 // Each batch row's attention, the rows shared among the threads (parallel_for_ranges): a
 // decoding step of many rows is many small attentions, each kernel's call on the whole batch
 // under the size at which a kernel splits its work, so one thread would run them all. A run of
-// rows takes the same lines (weights_of, then the weighted sum) on its slice: each row's numbers
-// are those of the whole batch's call, for any number of threads.
+// rows takes the same lines (weights_of, then the weighted sum) on its slice, over the keys up to
+// the last one its rows may see (keys_seen: rows of a server's continuous batch each see their
+// own source and their own positions, padded to the longest row's). The keys left out weigh
+// exactly 0 and add exactly 0, so each row's numbers are those it gets alone (over its own keys,
+// tests/nn/test_attention_observer.cpp) and the whole batch's, for any number of threads.
 Variable ScaledDotProductAttention::forward_rows(const Tensor& query, const Tensor& key,
                                                  const Tensor& value, const Tensor& mask,
                                                  AttentionObserver* observer) {
-  const int64_t batch = query.size(0), dims = query.dim();
+  const int64_t batch = query.size(0), dims = query.dim(), keys = key.size(-2);
   Shape weights_shape = query.shape(), output_shape = query.shape();
-  weights_shape.back() = key.size(-2);
+  weights_shape.back() = keys;
   output_shape.back() = value.size(-1);
   check_mask(mask, weights_shape);
-  // The weights are kept for the observer only.
-  const Tensor weights =
-      observer ? Tensor::uninitialized(weights_shape, query.dtype()) : Tensor();
+  const std::vector<int64_t> seen = keys_seen(mask, batch, dims, keys);
+  // The weights are kept for the observer only (0 for the keys a run leaves out).
+  const Tensor weights = observer ? Tensor::zeros(weights_shape, query.dtype()) : Tensor();
   const Tensor output = Tensor::uninitialized(output_shape, query.dtype());
   // Work per row: both products' multiply-adds.
-  const int64_t per_row =
-      shape_numel(weights_shape) / batch * (query.size(-1) + value.size(-1));
+  const int64_t per_row = shape_numel(weights_shape) / batch * (query.size(-1) + value.size(-1));
   parallel_for_ranges(batch, per_row, [&](int64_t begin, int64_t end) {
     NoGradGuard no_grad;  // on this thread too
-    const Variable rows_weights =
-        weights_of(Variable(rows_of(query, begin, end, dims)),
-                   Variable(rows_of(key, begin, end, dims)), rows_of(mask, begin, end, dims));
-    if (observer) weights.narrow(0, begin, end - begin).copy_(rows_weights.value());
-    output.narrow(0, begin, end - begin)
-        .copy_(matmul(rows_weights, Variable(rows_of(value, begin, end, dims))).value());
+    const int64_t n = end - begin;
+    const int64_t run_keys = *std::max_element(seen.begin() + begin, seen.begin() + end);
+    Tensor run_mask = rows_of(mask, begin, end, dims);
+    if (run_mask.defined() && run_mask.size(-1) == keys)
+      run_mask = run_mask.narrow(run_mask.dim() - 1, 0, run_keys);
+    const Variable run_weights =
+        weights_of(Variable(query.narrow(0, begin, n)),
+                   Variable(key.narrow(0, begin, n).narrow(dims - 2, 0, run_keys)), run_mask);
+    if (observer)
+      weights.narrow(0, begin, n).narrow(dims - 1, 0, run_keys).copy_(run_weights.value());
+    output.narrow(0, begin, n)
+        .copy_(matmul(run_weights,
+                      Variable(value.narrow(0, begin, n).narrow(dims - 2, 0, run_keys)))
+                   .value());
   });
   if (observer != nullptr) observer->keep(*this, observer->observed_rows(weights));
   return Variable(output);
