@@ -90,10 +90,14 @@ bool fused_applies(const Variable& query, const Variable& key, const Variable& v
 }
 
 // Inference (no graph to record, no dropout to draw) on a batch whose leading dim splits: the
-// batch rows are independent attentions, e.g. a decoding step's rows, each over its own keys.
+// batch rows are independent attentions, e.g. a decoding step's rows, each over its own keys;
+// and weights too few for the kernels to split them (kParallelThreshold): larger ones, e.g. an
+// encoder's batch, the kernels already share among the threads.
 bool rows_split(const Variable& query, const Variable& key, const Variable& value,
                 bool dropping) {
   if (dropping || query.dim() < 3 || query.size(0) < 2) return false;
+  if (shape_numel(query.shape()) / query.size(-1) * key.size(-2) >= kParallelThreshold)
+    return false;
   if (grad_mode_enabled() &&
       (query.requires_grad() || key.requires_grad() || value.requires_grad()))
     return false;
