@@ -197,7 +197,8 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
   const double worked = clock_seconds();
   wait_until_done(static_cast<uint32_t>(count));
   const double ended = clock_seconds();
-  pooled_.note(kind, ended - start);
+  const double per_task = own > 0 ? (worked - start) / static_cast<double>(own) : -1;
+  pooled_.note(kind, {ended - start, per_task});
   if (detail::pool_cost_more(ended - worked, worked - start, own, count - own))
     spell_.costly_wait(ended);
 }
@@ -207,7 +208,7 @@ void Pool::run_alone(int64_t count, double start, uint64_t kind) {
   in_task = true;
   for (int64_t i = 0; i < count; ++i) call_(context_, i);
   in_task = false;
-  spell_.ran_alone(clock_seconds() - start, pooled_.seconds(kind));
+  spell_.ran_alone(clock_seconds() - start, count, pooled_.figure(kind));
 }
 
 // Made once and never destroyed: its workers sleep until the process ends.
@@ -258,27 +259,42 @@ int PooledTimes::slot_of(uint64_t kind) {
   return static_cast<int>((kind * 0x9e3779b97f4a7c15ULL) >> 56);
 }
 
-double PooledTimes::seconds(uint64_t kind) const {
+PoolFigure PooledTimes::figure(uint64_t kind) const {
   const Slot& slot = slots_[slot_of(kind)];
-  return slot.kind == kind ? slot.seconds : -1;
+  return slot.kind == kind ? slot.figure : PoolFigure{};
 }
 
-void PooledTimes::note(uint64_t kind, double seconds) {
+void PooledTimes::note(uint64_t kind, PoolFigure ran) {
   Slot& slot = slots_[slot_of(kind)];
-  if (slot.kind != kind || slot.seconds < 0) slot = {kind, seconds};
-  else slot.seconds += (seconds - slot.seconds) / 4;
+  PoolFigure& figure = slot.figure;
+  if (slot.kind != kind || figure.job < 0) {
+    slot = {kind, ran};
+    return;
+  }
+  figure.job += (ran.job - figure.job) / 4;
+  if (ran.task < 0) return;
+  figure.task = figure.task < 0 ? ran.task : figure.task + (ran.task - figure.task) / 4;
 }
 
 void AloneSpell::costly_wait(double now) {
   until_ = now + kAloneMost;
   alone_ = pooled_ = 0;
-  pairs_ = 0;
+  pairs_ = unpaired_ = 0;
 }
 
-void AloneSpell::ran_alone(double took, double pooled) {
-  if (pooled < 0) return;
+bool AloneSpell::same_work(double took, int64_t tasks, PoolFigure pooled) const {
+  if (pooled.job < 0 || pooled.task <= 0 || tasks <= 0) return false;
+  const double per_task = took / static_cast<double>(tasks);
+  return per_task * kSameWork >= pooled.task && per_task <= pooled.task * kSameWork;
+}
+
+void AloneSpell::ran_alone(double took, int64_t tasks, PoolFigure pooled) {
+  if (!same_work(took, tasks, pooled)) {
+    if (++unpaired_ >= kJudgeAfter && unpaired_ > pairs_) until_ = -1e300;
+    return;
+  }
   alone_ += took;
-  pooled_ += pooled;
+  pooled_ += pooled.job;
   if (++pairs_ >= kJudgeAfter && alone_ > pooled_) until_ = -1e300;
   if (pairs_ % (kJudgeAfter * 8) == 0) alone_ /= 2, pooled_ /= 2;
 }
