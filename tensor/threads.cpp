@@ -127,8 +127,10 @@ class Pool {
   std::atomic<uint32_t> done_{0};
   std::atomic<uint32_t> generation_{0};  // a new job was published
   std::atomic<int> seats_{0};            // workers still allowed to join it
-  detail::PooledTimes pooled_;           // the caller's, under busy_
-  detail::AloneSpell spell_;             // the caller's, under busy_
+  // The caller's own, under busy_; on cache lines of their own, away from the atomics above that
+  // the workers read while they spin.
+  alignas(64) detail::PooledTimes pooled_;
+  detail::AloneSpell spell_;
 };
 
 int64_t Pool::run_claimed() {
