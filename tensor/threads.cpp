@@ -5,7 +5,10 @@
 // thread of the team must reach, so on a machine whose cores are busy with other programs each
 // region waits for the scheduler to give the slowest thread its core back (a few milliseconds,
 // hundreds of times per training step). Here the caller and the workers take tasks from one
-// counter, and the caller waits only for the tasks already taken (tensor/threads.h).
+// counter, and the caller waits only for the tasks already taken (tensor/threads.h). When even
+// that wait costs more than the workers save (a worker paused in the middle of a task), the caller
+// runs the next jobs alone, for as long as alone is not slower than the pool was
+// (detail::AloneSpell).
 #include "tensor/threads.h"
 
 #include <immintrin.h>
@@ -94,6 +97,11 @@ bool spin_until(Ready ready) {
 
 thread_local bool in_task = false;
 
+double clock_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // ---- the pool ---------------------------------------------------------------------------
 // One job at a time: `count` tasks, claimed by compare-and-swap on state_ = count << 32 | next.
 // The job's count is in the same word as its next task, so a claim succeeds only on the job that
@@ -106,7 +114,8 @@ class Pool {
   void run(int64_t count, int threads, detail::TaskCall call, void* context);
 
  private:
-  void run_claimed();
+  int64_t run_claimed();  // the number of tasks it ran
+  void run_alone(int64_t count, double start, uint64_t kind);
   void worker();
   void wait_until_done(uint32_t count);
 
@@ -118,17 +127,23 @@ class Pool {
   std::atomic<uint32_t> done_{0};
   std::atomic<uint32_t> generation_{0};  // a new job was published
   std::atomic<int> seats_{0};            // workers still allowed to join it
+  // The caller's own, under busy_; on cache lines of their own, away from the atomics above that
+  // the workers read while they spin.
+  alignas(64) detail::PooledTimes pooled_;
+  detail::AloneSpell spell_;
 };
 
-void Pool::run_claimed() {
+int64_t Pool::run_claimed() {
+  int64_t ran = 0;
   uint64_t state = state_.load(std::memory_order_acquire);
   for (;;) {
     const auto total = static_cast<uint32_t>(state >> 32), next = static_cast<uint32_t>(state);
-    if (next >= total) return;
+    if (next >= total) return ran;
     if (!state_.compare_exchange_weak(state, state + 1, std::memory_order_acq_rel,
                                       std::memory_order_acquire))
       continue;
     call_(context_, next);
+    ++ran;
     if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == total) done_.notify_one();
     state = state_.load(std::memory_order_acquire);
   }
@@ -162,6 +177,14 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
     for (int64_t i = 0; i < count; ++i) call(context, i);
     return;
   }
+  const double start = clock_seconds();
+  const uint64_t kind = detail::job_kind(call, count);
+  if (spell_.alone(start)) {  // the workers are not woken: they go to sleep
+    call_ = call;
+    context_ = context;
+    run_alone(count, start, kind);
+    return;
+  }
   for (; workers_ < threads - 1; ++workers_) std::thread([this] { worker(); }).detach();
   call_ = call;
   context_ = context;
@@ -171,9 +194,23 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
   generation_.fetch_add(1, std::memory_order_release);
   generation_.notify_all();
   in_task = true;
-  run_claimed();  // a task that throws ends the program, as in an OpenMP region
+  const int64_t own = run_claimed();  // a task that throws ends the program, as in OpenMP
   in_task = false;
+  const double worked = clock_seconds();
   wait_until_done(static_cast<uint32_t>(count));
+  const double ended = clock_seconds();
+  const double per_task = own > 0 ? (worked - start) / static_cast<double>(own) : -1;
+  pooled_.note(kind, {ended - start, per_task});
+  if (detail::pool_cost_more(ended - worked, worked - start, own, count - own))
+    spell_.costly_wait(ended);
+}
+
+// The same tasks in the same order as on one thread, so the same bits.
+void Pool::run_alone(int64_t count, double start, uint64_t kind) {
+  in_task = true;
+  for (int64_t i = 0; i < count; ++i) call_(context_, i);
+  in_task = false;
+  spell_.ran_alone(clock_seconds() - start, count, pooled_.figure(kind));
 }
 
 // Made once and never destroyed: its workers sleep until the process ends.
@@ -207,6 +244,62 @@ void set_num_threads(int threads) {
 namespace detail {
 
 bool in_parallel_task() { return in_task || omp_in_parallel(); }
+
+bool pool_cost_more(double waited, double worked, int64_t own_tasks, int64_t other_tasks) {
+  if (waited <= kLongWait || own_tasks <= 0) return false;  // no estimate without own tasks
+  return waited * static_cast<double>(own_tasks) > worked * static_cast<double>(other_tasks);
+}
+
+uint64_t job_kind(TaskCall call, int64_t count) {
+  const auto address = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(call));
+  return address ^ (static_cast<uint64_t>(count) << 40);
+}
+
+// The slot: the top bits of the kind times an odd constant, so that every bit of it counts.
+int PooledTimes::slot_of(uint64_t kind) {
+  static_assert(kJobKinds == 256);
+  return static_cast<int>((kind * 0x9e3779b97f4a7c15ULL) >> 56);
+}
+
+PoolFigure PooledTimes::figure(uint64_t kind) const {
+  const Slot& slot = slots_[slot_of(kind)];
+  return slot.kind == kind ? slot.figure : PoolFigure{};
+}
+
+void PooledTimes::note(uint64_t kind, PoolFigure ran) {
+  Slot& slot = slots_[slot_of(kind)];
+  PoolFigure& figure = slot.figure;
+  if (slot.kind != kind || figure.job < 0) {
+    slot = {kind, ran};
+    return;
+  }
+  figure.job += (ran.job - figure.job) / 4;
+  if (ran.task < 0) return;
+  figure.task = figure.task < 0 ? ran.task : figure.task + (ran.task - figure.task) / 4;
+}
+
+void AloneSpell::costly_wait(double now) {
+  until_ = now + kAloneMost;
+  alone_ = pooled_ = 0;
+  pairs_ = unpaired_ = 0;
+}
+
+bool AloneSpell::same_work(double took, int64_t tasks, PoolFigure pooled) const {
+  if (pooled.job < 0 || pooled.task <= 0 || tasks <= 0) return false;
+  const double per_task = took / static_cast<double>(tasks);
+  return per_task * kSameWork >= pooled.task && per_task <= pooled.task * kSameWork;
+}
+
+void AloneSpell::ran_alone(double took, int64_t tasks, PoolFigure pooled) {
+  if (!same_work(took, tasks, pooled)) {
+    if (++unpaired_ >= kJudgeAfter && unpaired_ > pairs_) until_ = -1e300;
+    return;
+  }
+  alone_ += took;
+  pooled_ += pooled.job;
+  if (++pairs_ >= kJudgeAfter && alone_ > pooled_) until_ = -1e300;
+  if (pairs_ % (kJudgeAfter * 8) == 0) alone_ /= 2, pooled_ /= 2;
+}
 
 void run_tasks(int64_t count, int threads, TaskCall call, void* context) {
   if (count <= 0) return;
