@@ -115,7 +115,8 @@ class Pool {
 
  private:
   int64_t run_claimed();  // the number of tasks it ran
-  void run_alone(int64_t count, double start, uint64_t kind);
+  void run_alone(int64_t count, detail::TaskCall call, void* context, double start,
+                 uint64_t kind);
   void worker();
   void wait_until_done(uint32_t count);
 
@@ -180,9 +181,7 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
   const double start = clock_seconds();
   const uint64_t kind = detail::job_kind(call, count);
   if (spell_.alone(start)) {  // the workers are not woken: they go to sleep
-    call_ = call;
-    context_ = context;
-    run_alone(count, start, kind);
+    run_alone(count, call, context, start, kind);
     return;
   }
   for (; workers_ < threads - 1; ++workers_) std::thread([this] { worker(); }).detach();
@@ -205,10 +204,12 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
     spell_.costly_wait(ended);
 }
 
-// The same tasks in the same order as on one thread, so the same bits.
-void Pool::run_alone(int64_t count, double start, uint64_t kind) {
+// The same tasks in the same order as on one thread, so the same bits; nothing the workers read
+// is touched.
+void Pool::run_alone(int64_t count, detail::TaskCall call, void* context, double start,
+                     uint64_t kind) {
   in_task = true;
-  for (int64_t i = 0; i < count; ++i) call_(context_, i);
+  for (int64_t i = 0; i < count; ++i) call(context, i);
   in_task = false;
   spell_.ran_alone(clock_seconds() - start, count, pooled_.figure(kind));
 }
