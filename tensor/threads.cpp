@@ -242,6 +242,10 @@ void set_num_threads(int threads) {
   omp_set_num_threads(clamped);
 }
 
+KernelsOnThisThread::KernelsOnThisThread() : was_in_task_(in_task) { in_task = true; }
+
+KernelsOnThisThread::~KernelsOnThisThread() { in_task = was_in_task_; }
+
 namespace detail {
 
 bool in_parallel_task() { return in_task || omp_in_parallel(); }

@@ -28,6 +28,21 @@ inline constexpr int64_t kParallelThreshold = 32768;
 // (cpu.max "quota period": ceil(quota / period)) where one is set.
 int machine_cores();
 
+// While one is alive, the kernels the constructing thread calls run on that thread alone, as they
+// do inside a task: for a program that runs several computations side by side, one thread each
+// (a server's model threads, examples/base/serve/batch_queue.h), where splitting each again would
+// only make them wait for one another. The bits are those of any thread count.
+class KernelsOnThisThread {
+ public:
+  KernelsOnThisThread();
+  ~KernelsOnThisThread();
+  KernelsOnThisThread(const KernelsOnThisThread&) = delete;
+  KernelsOnThisThread& operator=(const KernelsOnThisThread&) = delete;
+
+ private:
+  bool was_in_task_;
+};
+
 namespace detail {
 
 using TaskCall = void (*)(void* context, int64_t task);

@@ -65,6 +65,28 @@ TEST_CASE("a task's own parallel_tasks runs on the task's thread", "[threads]") 
   CHECK_FALSE(detail::in_parallel_task());
 }
 
+TEST_CASE("KernelsOnThisThread: the thread's kernels run on it alone until the guard ends",
+          "[threads]") {
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int> runs{0}, elsewhere{0};
+  const auto count_where = [&](int64_t) {
+    runs.fetch_add(1);
+    if (std::this_thread::get_id() != caller) elsewhere.fetch_add(1);
+  };
+  {
+    KernelsOnThisThread alone;
+    CHECK(detail::in_parallel_task());
+    {
+      KernelsOnThisThread nested;  // a second guard leaves the first one's setting behind it
+    }
+    CHECK(detail::in_parallel_task());
+    for (int repeat = 0; repeat < 20; ++repeat) parallel_tasks(64, 2, count_where);
+  }
+  CHECK(runs.load() == 20 * 64);
+  CHECK(elsewhere.load() == 0);
+  CHECK_FALSE(detail::in_parallel_task());
+}
+
 TEST_CASE("parallel_tasks from two threads of the program at once runs both jobs whole",
           "[threads]") {
   std::vector<std::atomic<int>> first(500), second(500);
