@@ -9,7 +9,8 @@
 //
 // What torch writes as `model.eval()` + `with torch.no_grad():` and then `model.train(mode)` by
 // hand; here the destructor does the last step, so an exception inside cannot leave a model that
-// was training in eval mode.
+// was training in eval mode. A model already in eval mode, submodules included, is not written at all, so that several
+// threads may evaluate one model at once (a server's model threads, after model.eval()).
 #pragma once
 
 #include "autograd/variable.h"
@@ -19,16 +20,20 @@ namespace atencion::nn {
 
 class EvalScope {
  public:
-  explicit EvalScope(Module& module) : module_(module), was_training_(module.is_training()) {
-    module_.eval();
+  explicit EvalScope(Module& module)
+      : module_(module), was_training_(module.is_training()), changed_(module.any_training()) {
+    if (changed_) module_.eval();
   }
-  ~EvalScope() { module_.train(was_training_); }
+  ~EvalScope() {
+    if (changed_) module_.train(was_training_);
+  }
   EvalScope(const EvalScope&) = delete;
   EvalScope& operator=(const EvalScope&) = delete;
 
  private:
   Module& module_;
   bool was_training_;
+  bool changed_;  // some module of the tree was training: eval() was called
   NoGradGuard no_grad_;
 };
 

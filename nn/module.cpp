@@ -85,6 +85,13 @@ void Module::train(bool training) {
   for (auto& [name, module] : submodules_) module->train(training);
 }
 
+bool Module::any_training() const {
+  if (training_) return true;
+  for (const auto& [name, module] : submodules_)
+    if (module->any_training()) return true;
+  return false;
+}
+
 void Module::to(DType dtype) {
   if (!is_floating(dtype)) {
     throw std::invalid_argument(std::string("Module::to: parameters must be float32 or float64, "

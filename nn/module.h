@@ -35,6 +35,7 @@ class Module {
   void train(bool training = true);  // sets the mode on this module and all submodules
   void eval() { train(false); }
   bool is_training() const { return training_; }
+  bool any_training() const;  // this module or any submodule in training mode
 
   // Converts every parameter to `dtype` (Float64 for gradchecks), keeping requires_grad.
   void to(DType dtype);

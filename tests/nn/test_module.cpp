@@ -234,4 +234,11 @@ TEST_CASE("EvalScope: eval mode without a graph, the mode given back even by an 
   model.eval();  // a model in eval mode stays there
   { EvalScope evaluating(model); }
   CHECK_FALSE(model.is_training());
+  model.second->train();  // one submodule training: the scope evaluates all, then as before
+  CHECK(model.any_training());
+  {
+    EvalScope evaluating(model);
+    CHECK_FALSE(model.any_training());
+  }
+  CHECK_FALSE(model.any_training());
 }
