@@ -60,10 +60,10 @@ Variable Linear::forward(const Variable& x) const {
 
 Variable Linear::times_weight_transposed(const Variable& x) const {
   if (bfloat16_weight_) return Variable(matmul_bfloat16(x.value(), *bfloat16_weight_));
-  // The panels, while W is the one they were made from: one row read from them, and more rows
-  // by gemm()'s product where its kernel's panels are theirs (it then packs no W of its own).
-  if (packed_weight_ && packed_from_.lock() == weight.value().storage() &&
-      (x.value().numel() == in_features_ || gemm_reads_packed_rows()))
+  // The panels, while W is the one they were made from: one row read from panels of 16, more
+  // rows by gemm()'s product from panels of its kernel's width (it then packs no W of its own).
+  if (packed_weight_ && in_features_ > 0 && packed_from_.lock() == weight.value().storage() &&
+      matmul_packed_reads(*packed_weight_, x.value().numel() / in_features_))
     return Variable(matmul_packed(x.value(), *packed_weight_));
   return matmul(x, weight, Trans::No, Trans::Yes);  // W read transposed, not copied
 }
@@ -102,7 +102,7 @@ void Linear::use_bfloat16_weight() {
   weight.mutable_value() = bfloat16_weight_->to_float32();  // the values forward() now reads
 }
 
-void Linear::use_packed_weight() {
+void Linear::use_packed_weight(int64_t panel_rows) {
   const std::string who = "use_packed_weight: " + type_name() + ": ";
   if (has_lora()) throw std::invalid_argument(who + "merge the adapter first (merge_lora)");
   if (bfloat16_weight_) throw std::invalid_argument(who + "the weight is kept as bfloat16");
@@ -110,14 +110,14 @@ void Linear::use_packed_weight() {
     throw std::invalid_argument(who + "the weight is " + dtype_name(weight.dtype()) +
                                 ", not float32");
   check_packed_rows_support("use_packed_weight");
-  packed_weight_ = std::make_shared<const PackedRows>(weight.value());
+  packed_weight_ = std::make_shared<const PackedRows>(weight.value(), panel_rows);
   packed_from_ = weight.value().storage();
 }
 
-void use_packed_weights(Module& model) {
-  if (auto* linear = dynamic_cast<Linear*>(&model)) linear->use_packed_weight();
+void use_packed_weights(Module& model, int64_t panel_rows) {
+  if (auto* linear = dynamic_cast<Linear*>(&model)) linear->use_packed_weight(panel_rows);
   for (const auto& [name, module] : model.named_modules())
-    if (auto* linear = dynamic_cast<Linear*>(module.get())) linear->use_packed_weight();
+    if (auto* linear = dynamic_cast<Linear*>(module.get())) linear->use_packed_weight(panel_rows);
 }
 
 bool can_pack_weights(const Module& model) {

@@ -24,8 +24,10 @@
 // of one row (decoding a token) then reads the panels, one stream instead of 16, with the bits
 // of the product with W; more rows (a batch decoding a token each) too, where gemm()'s kernel
 // packs W into panels of 16 as they are (AVX2): packed once, not at every call, same bits
-// (matmul_packed); elsewhere they read W as before. Also for inference only: with the graph on,
-// forward() is refused, so that no optimizer step changes W behind the copy.
+// (matmul_packed). use_packed_weight(gemm_panel_rows()) packs for many rows on any kernel (32
+// rows a panel with AVX-512's), and one row then reads W. Whatever the panels do not serve
+// reads W as before. Also for inference only: with the graph on, forward() is refused, so that
+// no optimizer step changes W behind the copy.
 #pragma once
 
 #include <cstdint>
@@ -69,10 +71,10 @@ class Linear : public Module {
   void use_bfloat16_weight();
   bool uses_bfloat16_weight() const { return bfloat16_weight_ != nullptr; }
 
-  // W copied into panels for forward() of one row under NoGradGuard (above). Refused with an
-  // adapter, a float64 or a bfloat16 weight; throws check_packed_rows_support's line on a CPU
-  // without AVX2 and FMA. A W replaced afterwards (a load) is read itself, not the stale copy.
-  void use_packed_weight();
+  // W copied into panels of `panel_rows` rows for forward() under NoGradGuard (above). Refused
+  // with an adapter, a float64 or a bfloat16 weight; throws check_packed_rows_support's line on a
+  // CPU without AVX2 and FMA. A W replaced afterwards (a load) is read itself, not the stale copy.
+  void use_packed_weight(int64_t panel_rows = PackedRows::kPanelRows);
   bool uses_packed_weight() const { return packed_weight_ != nullptr; }
 
   Variable weight;  // [out_features, in_features]
@@ -94,8 +96,8 @@ class Linear : public Module {
 
 // use_bfloat16_weight() on every Linear of `model` (itself included, and its submodules).
 void use_bfloat16_weights(Module& model);
-// use_packed_weight() on every Linear of `model` (itself included, and its submodules).
-void use_packed_weights(Module& model);
+// use_packed_weight(panel_rows) on every Linear of `model` (itself included, and its submodules).
+void use_packed_weights(Module& model, int64_t panel_rows = PackedRows::kPanelRows);
 // True when use_packed_weights(model) would pack every Linear rather than refuse: each float32,
 // none with an adapter or kept as bfloat16, on a CPU with AVX2 and FMA (tensor/packed_rows.h).
 // What a command that decodes asks before it packs by default.

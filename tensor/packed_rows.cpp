@@ -29,26 +29,31 @@ void check_packed_rows_support(const std::string& operation, const CpuFeatures& 
                            "lacks " + lacking + ")");
 }
 
-PackedRows::PackedRows(const Tensor& weight) {
+PackedRows::PackedRows(const Tensor& weight, int64_t panel_rows) : panel_rows_(panel_rows) {
   if (weight.dim() != 2 || weight.dtype() != DType::Float32)
     throw std::invalid_argument("PackedRows: expected a 2-D float32 matrix, got " +
                                 shape_to_string(weight.shape()) + " " +
                                 dtype_name(weight.dtype()));
+  if (panel_rows < 1 || panel_rows > 64)
+    throw std::invalid_argument("PackedRows: panels of " + std::to_string(panel_rows) +
+                                " rows; expected 1 to 64");
   check_packed_rows_support("PackedRows");
   const Tensor w = weight.contiguous();
   rows_ = w.size(0);
   cols_ = w.size(1);
-  const std::size_t bytes = static_cast<std::size_t>(panels() * kPanelRows * cols_) * sizeof(float);
-  values_.reset(static_cast<float*>(std::aligned_alloc(64, std::max<std::size_t>(64, bytes))));
+  const int64_t P = panel_rows_;
+  const std::size_t bytes = static_cast<std::size_t>(panels() * P * cols_) * sizeof(float);
+  // 64 bytes: a whole number of lines when the size is not a multiple of them (aligned_alloc's rule)
+  values_.reset(static_cast<float*>(
+      std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64))));
   if (!values_) throw std::bad_alloc();
   const float* from = w.data<float>();
-  // panel r, step p, lane i = W[16 r + i, p]; zeros past the last row
-  parallel_for(panels(), kPanelRows * cols_, [&](int64_t r) {
-    float* to = values_.get() + r * kPanelRows * cols_;
-    for (int64_t i = 0; i < kPanelRows; ++i) {
-      const int64_t j = r * kPanelRows + i;
-      for (int64_t p = 0; p < cols_; ++p)
-        to[p * kPanelRows + i] = j < rows_ ? from[j * cols_ + p] : 0.0f;
+  // panel r, step p, lane i = W[P r + i, p]; zeros past the last row
+  parallel_for(panels(), P * cols_, [&](int64_t r) {
+    float* to = values_.get() + r * P * cols_;
+    for (int64_t i = 0; i < P; ++i) {
+      const int64_t j = r * P + i;
+      for (int64_t p = 0; p < cols_; ++p) to[p * P + i] = j < rows_ ? from[j * cols_ + p] : 0.0f;
     }
   });
 }
@@ -67,6 +72,9 @@ void gemm_packed_row_reference(const float* a, int64_t a_step, const PackedRows&
 
 void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float* c,
                      bool accumulate) {
+  if (w.panel_rows() != kPanelRows)
+    throw std::logic_error("gemm_packed_row: W's panels are of " + std::to_string(w.panel_rows()) +
+                           " rows; the one-row product reads panels of 16");
   const int64_t n = w.rows(), k = w.cols();
   if (n <= 0) return;
   if (k <= 0) {
@@ -95,20 +103,25 @@ Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight) {
   return y;
 }
 
-bool gemm_reads_packed_rows() { return gemm_detail::best_kernel<float>().nr == kPanelRows; }
+int64_t gemm_panel_rows() { return gemm_detail::best_kernel<float>().nr; }
+
+bool matmul_packed_reads(const PackedRows& weight, int64_t rows) {
+  return weight.panel_rows() == (rows == 1 ? kPanelRows : gemm_panel_rows());
+}
 
 Tensor matmul_packed(const Tensor& x, const PackedRows& weight) {
   const int64_t k = weight.cols(), n = weight.rows();
   detail::check_weight_rows(x.dtype() == DType::Float32 && x.dim() >= 1 && x.size(-1) == k, x,
                             "matmul_packed", "float32 rows of", n, k);
   if (x.numel() == k) return matmul_packed_row(x, weight);
-  if (!gemm_reads_packed_rows())
-    throw std::logic_error("matmul_packed: gemm's kernel (" +
+  const int64_t m = x.numel() / k;
+  if (!matmul_packed_reads(weight, m))
+    throw std::logic_error("matmul_packed: W's panels are of " +
+                           std::to_string(weight.panel_rows()) + " rows; gemm's kernel (" +
                            std::string(gemm_detail::best_kernel<float>().name) +
-                           ") does not read panels of 16 rows");
+                           ") reads panels of " + std::to_string(gemm_panel_rows()));
   const Tensor rows = x.contiguous();
   Tensor y = detail::weight_rows_output(x, n);
-  const int64_t m = k == 0 ? 0 : x.numel() / k;
   // y = x · Wᵀ: op(B) is W [n, k] read transposed, whose packing the panels are.
   const GemmShape s{m, n, k, false, true, k, k, n};
   const int threads = detail::in_parallel_task() ? 1 : num_threads();

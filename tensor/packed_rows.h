@@ -1,5 +1,6 @@
 // tensor/packed_rows.h — a weight W [n, k] copied into panels of 16 rows, for y = x · Wᵀ with x
-// of one row: what decoding a token computes in every layer, as fast as W can be read.
+// of one row: what decoding a token computes in every layer, as fast as W can be read; or into
+// panels of gemm()'s width, for products of many rows that then pack no W of their own.
 // Lesson: docs/performance.md#one-row-products
 //
 // A linear layer stores W as [out, in]: the k values of one output are contiguous, and a
@@ -8,7 +9,9 @@
 //
 //   panel r, step p, lane i  =  W[16 r + i, p]       (i = 0 .. 15; rows past n are zeros)
 //
-// each panel 16 · k floats, 64-byte aligned, the panels one after the other. The product reads
+// each panel 16 · k floats, 64-byte aligned, the panels one after the other. (With P rows a
+// panel, 16 above is P: gemm_panel_rows(), 32 with AVX-512's kernel, is what matmul_packed's
+// products of many rows read; the one-row product reads panels of 16 only.) The product reads
 // the panels in order, one 16-float line of W per step, and sums each output exactly as the
 // one-row product of gemm() does (tensor/gemm_row_avx2.cpp): blocks of kc steps, each summed
 // from zero in increasing p with one fused multiply-add per step, then stored or added to C. So
@@ -37,26 +40,27 @@ class PackedRows {
  public:
   static constexpr int64_t kPanelRows = 16;
 
-  // `weight` [n, k] float32 (any strides): W copied into panels. Throws std::invalid_argument
-  // naming the shape and dtype otherwise, and check_packed_rows_support's line on a CPU without
-  // AVX2 and FMA.
-  explicit PackedRows(const Tensor& weight);
+  // `weight` [n, k] float32 (any strides): W copied into panels of `panel_rows` rows (1 to 64).
+  // Throws std::invalid_argument naming the shape and dtype, or the panel rows, otherwise, and
+  // check_packed_rows_support's line on a CPU without AVX2 and FMA.
+  explicit PackedRows(const Tensor& weight, int64_t panel_rows = kPanelRows);
 
   int64_t rows() const { return rows_; }  // n
   int64_t cols() const { return cols_; }  // k
-  int64_t panels() const { return (rows_ + kPanelRows - 1) / kPanelRows; }
-  // Panel r: for each step p, the 16 values W[16 r + i, p], i = 0 .. 15.
-  const float* panel(int64_t r) const { return values_.get() + r * kPanelRows * cols_; }
+  int64_t panel_rows() const { return panel_rows_; }  // P
+  int64_t panels() const { return (rows_ + panel_rows_ - 1) / panel_rows_; }
+  // Panel r: for each step p, the P values W[P r + i, p], i = 0 .. P - 1.
+  const float* panel(int64_t r) const { return values_.get() + r * panel_rows_ * cols_; }
   // W[j, p], read from its panel.
   float at(int64_t j, int64_t p) const {
-    return panel(j / kPanelRows)[p * kPanelRows + j % kPanelRows];
+    return panel(j / panel_rows_)[p * panel_rows_ + j % panel_rows_];
   }
 
  private:
   struct Free {
     void operator()(float* values) const;
   };
-  int64_t rows_, cols_;
+  int64_t rows_, cols_, panel_rows_;
   std::unique_ptr<float[], Free> values_;
 };
 
@@ -66,7 +70,8 @@ void check_packed_rows_support(const std::string& operation,
                                const CpuFeatures& cpu = cpu_features());
 
 // C[0, j] (+)= sum_p a[p · a_step] · W[j, p] for j < n: one row of A (a_step 1, or lda for a
-// transposed A), the threads splitting the panels as gemm() splits a row's outputs.
+// transposed A), the threads splitting the panels as gemm() splits a row's outputs. W's panels
+// of 16 rows (std::logic_error otherwise).
 void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float* c,
                      bool accumulate);
 // The readable reference: each output's blocks summed in order with std::fma, the same bits.
@@ -74,19 +79,23 @@ void gemm_packed_row_reference(const float* a, int64_t a_step, const PackedRows&
                                bool accumulate);
 
 // x [..., k] float32 holding one row (every leading dim 1) -> y [..., n] = x · Wᵀ. Throws
-// std::invalid_argument naming both shapes otherwise.
+// std::invalid_argument naming both shapes otherwise, and std::logic_error when W's panels are
+// not of 16 rows.
 Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight);
 
 // Products of more rows (a batch decoding a token, a sentence's positions) pack op(B) = Wᵀ into
-// panels of the kernel's width for every call: W's panels of 16 rows are that packing when
-// gemm()'s kernel is 16 columns wide (AVX2's), so such a product can read them instead.
-// True when it can: gemm()'s float kernel has 16-column panels.
-bool gemm_reads_packed_rows();
+// panels of the kernel's width for every call: W's panels are that packing when they have as
+// many rows as gemm()'s float kernel has columns (16 with AVX2's kernel, 32 with AVX-512's), so
+// such a product can read them instead.
+int64_t gemm_panel_rows();
+// True when matmul_packed reads `weight` for x of `rows` rows: one row from panels of 16, more
+// from panels of gemm_panel_rows().
+bool matmul_packed_reads(const PackedRows& weight, int64_t rows);
 // x [..., k] float32, any number of rows -> y [..., n] = x · Wᵀ, with the bits of
 // matmul(x, W, No, Yes) at any number of threads: one row by gemm_packed_row, more by gemm()'s
 // own product reading W's panels where it would have packed its own (tensor/gemm_kernel.h,
 // gemm_with's packed_b). Throws std::invalid_argument naming both shapes if x does not end in k,
-// and std::logic_error when !gemm_reads_packed_rows() and x has more than one row.
+// and std::logic_error when !matmul_packed_reads(weight, rows of x).
 Tensor matmul_packed(const Tensor& x, const PackedRows& weight);
 
 }  // namespace atencion

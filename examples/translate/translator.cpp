@@ -9,6 +9,7 @@
 #include "nlohmann/json.hpp"
 #include "nn/loss.h"
 #include "nn/masks.h"
+#include "tensor/packed_rows.h"
 #include "nn/linear.h"
 
 namespace atencion::examples::translate {
@@ -51,7 +52,8 @@ ExpectedTensors expected_tensors(const nn::TransformerConfig& c) {
 }
 
 void pack_weights_for_inference(const Translator& translator) {
-  if (nn::can_pack_weights(*translator.model)) nn::use_packed_weights(*translator.model);
+  if (nn::can_pack_weights(*translator.model))
+    nn::use_packed_weights(*translator.model, gemm_panel_rows());  // batches of rows, any kernel
 }
 
 Translator Translator::from_checkpoint(const CheckpointData& checkpoint) {

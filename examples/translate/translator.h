@@ -51,9 +51,10 @@ struct Translator {
   CheckpointData to_checkpoint() const;
 };
 
-// For inference only (translate, serve): every linear layer's W packed once into panels
-// (nn::use_packed_weights) where the CPU has AVX2 and FMA and the weights are float32, so that
-// no product packs W afresh at each decoding step; elsewhere nothing changes. The answers have
+// For inference only (translate, serve): every linear layer's W packed once into panels of
+// gemm()'s width (nn::use_packed_weights; 16 rows with AVX2's kernel, 32 with AVX-512's) where
+// the CPU has AVX2 and FMA and the weights are float32, so that no product of a batch's rows
+// packs W afresh at each decoding step; elsewhere nothing changes. The answers have
 // the same bits either way (tensor/packed_rows.h). Training afterwards is refused by the layers.
 void pack_weights_for_inference(const Translator& translator);
 

@@ -178,11 +178,34 @@ TEST_CASE("Linear: a packed weight gives the bits of W on one row and on more",
   const float kept = w00;
   w00 += 1.0f;
   CHECK(linear(row).value().to_vector() == y_row.to_vector());
-  CHECK((linear(rows).value().to_vector() == y_rows.to_vector()) == gemm_reads_packed_rows());
+  CHECK((linear(rows).value().to_vector() == y_rows.to_vector()) ==
+        (gemm_panel_rows() == PackedRows::kPanelRows));
   w00 = kept;
   linear.weight.mutable_value() = mul(linear.weight.value(), 2.0);  // replaced, as a load does
   reference.weight.mutable_value() = mul(reference.weight.value(), 2.0);
   CHECK(linear(row).value().to_vector() == reference(row).value().to_vector());
+}
+
+// Packed for gemm()'s kernel (what the translator's batches use): more rows read the panels on
+// any kernel (16 or 32 rows a panel), one row reads W unless the panels are of 16 rows.
+TEST_CASE("Linear: a weight packed for gemm's kernel gives the bits of W on many rows",
+          "[linear][packed_rows]") {
+  if (!cpu_features().avx2 || !cpu_features().fma) return;
+  Generator generator(9), same(9);
+  Linear linear(300, 70, generator), reference(300, 70, same);
+  linear.use_packed_weight(gemm_panel_rows());
+  NoGradGuard no_grad;
+  for (const Shape& shape : {Shape{1, 300}, Shape{3, 300}, Shape{64, 1, 300}}) {
+    const Variable x(uniform(shape, -1, 1, generator));
+    CHECK(linear(x).value().to_vector() == reference(x).value().to_vector());
+  }
+  const Variable row(uniform({1, 300}, -1, 1, generator));
+  const Variable rows(uniform({5, 300}, -1, 1, generator));
+  const Tensor y_row = linear(row).value(), y_rows = linear(rows).value();
+  linear.weight.mutable_value().data<float>()[0] += 1.0f;  // in place: the panels keep the old W
+  CHECK(linear(rows).value().to_vector() == y_rows.to_vector());
+  CHECK((linear(row).value().to_vector() == y_row.to_vector()) ==
+        (gemm_panel_rows() == PackedRows::kPanelRows));
 }
 
 TEST_CASE("Linear: a packed weight is for inference and refused with LoRA, float64, bfloat16",

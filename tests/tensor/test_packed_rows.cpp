@@ -106,21 +106,23 @@ TEST_CASE("matmul_packed_row: one row x [..., k] times Wᵀ, shapes checked", "[
                     "PackedRows: expected a 2-D float32 matrix, got [2, 3] float64");
 }
 
-// Products of many rows reading W's panels instead of packing W: gemm()'s direct path (k <= 256
-// and op(B) of at most 256 x 256), its blocked path with one k block and with several, several
-// column blocks (n over 1,024), n not a multiple of 16; m of one row panel, a few, a decoding
-// step's 64 and more; at 1 and 2 threads, the bits of matmul with W itself.
+// Products of many rows reading W's panels (of gemm()'s width: 16 rows with AVX2's kernel, 32
+// with AVX-512's) instead of packing W: gemm()'s direct path (k <= 256 and op(B) of at most
+// 256 x 256), its blocked path with one k block and with several, several column blocks (n over
+// 1,024), n not a multiple of the panel; m of one row panel, a few, a decoding step's 64 and
+// more; at 1 and 2 threads, the bits of matmul with W itself.
 TEST_CASE("matmul_packed: many rows read W's panels with the bits of matmul on W, at 1 and 2 "
           "threads",
           "[gemm][packed_rows][threads]") {
-  if (!cpu_packs() || !gemm_reads_packed_rows()) return;
+  if (!cpu_packs()) return;
   uint32_t seed = 40;
   for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{
            {100, 256}, {256, 256}, {1024, 256}, {256, 1024}, {2500, 256}, {33, 300}, {7, 5}})
     for (int64_t m : {2, 7, 64, 300}) {
       const Tensor w = Tensor::from_vector(uniform_values(n * k, seed++), {n, k});
       const Tensor x = Tensor::from_vector(uniform_values(m * k, seed++), {m, 1, k});
-      const PackedRows packed(w);
+      const PackedRows packed(w, gemm_panel_rows());
+      REQUIRE(matmul_packed_reads(packed, m));
       for (int threads : {1, 2}) {
         INFO("m " << m << ", n " << n << ", k " << k << ", " << threads << " threads");
         Tensor expected, y;
@@ -147,6 +149,36 @@ TEST_CASE("matmul_packed: one row as matmul_packed_row, shapes checked", "[packe
                     "matmul_packed: x [3, 5] float32 must be float32 rows of 6 (W is [19, 6])");
   CHECK_THROWS_WITH(matmul_packed(Tensor::zeros({3, 6}, DType::Float64), packed),
                     "matmul_packed: x [3, 6] float64 must be float32 rows of 6 (W is [19, 6])");
+}
+
+TEST_CASE("PackedRows: panels of P rows hold W, each product reads the width it is made for",
+          "[packed_rows]") {
+  if (!cpu_packs()) return;
+  const Tensor w = Tensor::from_vector(uniform_values(37 * 5, 11), {37, 5});
+  for (int64_t rows : {1, 8, 16, 32, 64}) {
+    const PackedRows packed(w, rows);
+    INFO(rows << " rows a panel");
+    CHECK(packed.panel_rows() == rows);
+    CHECK(packed.panels() == (37 + rows - 1) / rows);
+    float wrong = 0;
+    for (int64_t j = 0; j < 37; ++j)
+      for (int64_t p = 0; p < 5; ++p) wrong += packed.at(j, p) != w.data<float>()[j * 5 + p];
+    CHECK(wrong == 0);
+    if (37 % rows != 0)  // the last panel's rows past W's last are zeros
+      CHECK(packed.panel(packed.panels() - 1)[4 * rows + rows - 1] == 0.0f);
+    CHECK(matmul_packed_reads(packed, 1) == (rows == 16));
+    CHECK(matmul_packed_reads(packed, 3) == (rows == gemm_panel_rows()));
+  }
+  const PackedRows odd(w, 24);  // a width neither product reads
+  CHECK_THROWS_WITH(matmul_packed_row(Tensor::zeros({1, 5}), odd),
+                    "gemm_packed_row: W's panels are of " + std::to_string(odd.panel_rows()) +
+                        " rows; the one-row product reads panels of 16");
+  CHECK_THROWS_WITH(matmul_packed(Tensor::zeros({3, 5}), odd),
+                    Catch::Matchers::StartsWith("matmul_packed: W's panels are of " +
+                                                std::to_string(odd.panel_rows()) +
+                                                " rows; gemm's kernel ("));
+  CHECK_THROWS_WITH(PackedRows(w, 0), "PackedRows: panels of 0 rows; expected 1 to 64");
+  CHECK_THROWS_WITH(PackedRows(w, 65), "PackedRows: panels of 65 rows; expected 1 to 64");
 }
 
 TEST_CASE("PackedRows: refused in one line on a CPU without AVX2 and FMA", "[packed_rows]") {
