@@ -9,6 +9,7 @@
 
 #include "base/pages/explorer.h"
 #include "base/serve/requests.h"
+#include "tensor/threads.h"
 #include "translate/attention_maps.h"
 #include "translate/decode.h"
 
@@ -330,19 +331,26 @@ serve::Service translate_service(const Translator& translator, const std::string
   service.endpoints = {{"translate",
                         [](const nlohmann::json& request) { (void)read_translate_request(request); },
                         /*streams=*/true}};
-  // The continuous rows live from batch to batch (made at the first, on the model thread).
-  auto rows = std::make_shared<std::unique_ptr<decoding::ContinuousGreedy>>();
+  // One model thread a core (up to kModelThreadsMost), each with continuous rows of its own that
+  // live from batch to batch (made at its first): a request's answer is the same in any rows
+  // (test_continuous), and the model is evaluated by all at once, in eval mode throughout.
+  translator.model->eval();
+  service.model_threads =
+      static_cast<std::size_t>(std::clamp(num_threads(), 1, kModelThreadsMost));
+  using Rows = std::unique_ptr<decoding::ContinuousGreedy>;
+  auto rows = std::make_shared<std::vector<Rows>>(service.model_threads);
   service.run_batch = [&translator, max_length, rows](const std::string& /*endpoint*/,
                                                       const std::vector<nlohmann::json>& requests,
                                                       const serve::Progress& progress) {
-    if (!*rows)
-      *rows = std::make_unique<decoding::ContinuousGreedy>(
+    Rows& own = rows->at(progress.model_thread());
+    if (!own)
+      own = std::make_unique<decoding::ContinuousGreedy>(
           *translator.model, continuous_options(translator, max_length), kContinuousRows);
     try {
       return translate_requests(translator, requests, max_length, progress, kServedSubBatch,
-                                rows->get());
+                                own.get());
     } catch (...) {
-      rows->reset();  // its rows' requests are answered 500 with the batch: start afresh
+      own.reset();  // its rows' requests are answered 500 with the batch: start afresh
       throw;
     }
   };

@@ -43,8 +43,11 @@ TranslateRequest read_translate_request(const nlohmann::json& request);
 // length, go in the fewest sub-batches of at most this many (docs/17-serving.md#under-load).
 constexpr int64_t kServedSubBatch = 32;
 
-// Rows decoded at once by continuous batching (greedy requests, with or without details).
+// Rows decoded at once by continuous batching (greedy requests, with or without details), on
+// each of the server's model threads: one a core (the kernels' thread count, --threads), at most
+// kModelThreadsMost, each running its kernels on itself (docs/17-serving.md#under-load).
 constexpr int64_t kContinuousRows = 64;
+constexpr int kModelThreadsMost = 4;
 
 // One reply per request, in order (and one for each request taken with progress.more), each
 // answered through progress.answer as soon as it is decoded, each the one its request gets alone:

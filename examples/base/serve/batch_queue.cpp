@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
+
+#include "tensor/threads.h"
 
 namespace atencion::examples::serve {
 
@@ -11,7 +14,10 @@ Reply error_reply(int status, const std::string& reason) {
 }
 
 BatchQueue::BatchQueue(BatchFunction run, BatchOptions options)
-    : run_(std::move(run)), options_(options), model_thread_([this] { model_loop(); }) {}
+    : run_(std::move(run)), options_(options) {
+  for (std::size_t i = 0; i < std::max<std::size_t>(1, options_.model_threads); ++i)
+    model_threads_.emplace_back([this, i] { model_loop(i); });
+}
 
 BatchQueue::~BatchQueue() { stop(); }
 
@@ -34,11 +40,12 @@ void BatchQueue::stop() {
   std::deque<Job> left;
   {
     std::lock_guard lock(mutex_);
-    if (stopping_ && !model_thread_.joinable()) return;
+    if (stopping_ && model_threads_.empty()) return;
     stopping_ = true;
   }
   arrived_.notify_all();
-  if (model_thread_.joinable()) model_thread_.join();
+  for (std::thread& thread : model_threads_) thread.join();
+  model_threads_.clear();
   {
     std::lock_guard lock(mutex_);
     left.swap(jobs_);
@@ -49,25 +56,39 @@ void BatchQueue::stop() {
 // Jobs that queued while the model was busy go at once; an idle model, woken by a job, waits
 // at most `window` for others (less once full_batch wait). The batch is every job of the first
 // job's endpoint that waits (up to largest_batch), in arrival order.
+// With several model threads, another may take the jobs first: then this one waits again.
 std::vector<BatchQueue::Job> BatchQueue::next_batch() {
-  std::string endpoint;
-  {
-    std::unique_lock lock(mutex_);
-    if (jobs_.empty()) {
-      arrived_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
-      const std::size_t full = std::min(options_.full_batch, options_.largest_batch);
-      arrived_.wait_for(lock, options_.window, [&] { return stopping_ || jobs_.size() >= full; });
+  for (;;) {
+    std::string endpoint;
+    {
+      std::unique_lock lock(mutex_);
+      if (jobs_.empty()) {
+        arrived_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+        const std::size_t full = std::min(options_.full_batch, options_.largest_batch);
+        arrived_.wait_for(lock, options_.window,
+                          [&] { return stopping_ || jobs_.size() >= full; });
+      }
+      if (stopping_) return {};
+      if (jobs_.empty()) continue;
+      endpoint = jobs_.front().endpoint;
     }
-    if (stopping_) return {};
-    endpoint = jobs_.front().endpoint;
+    std::vector<Job> batch = take(endpoint, options_.largest_batch);
+    if (!batch.empty()) return batch;
   }
-  return take(endpoint, options_.largest_batch);
 }
 
+// With several model threads a take leaves the others their share of what waits (it takes
+// ceil(waiting / model_threads)), and wakes one of them when it leaves any.
 std::vector<BatchQueue::Job> BatchQueue::take(const std::string& endpoint, std::size_t limit) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   std::vector<Job> taken;
   if (stopping_) return taken;
+  const std::size_t threads = std::max<std::size_t>(1, options_.model_threads);
+  if (threads > 1) {
+    const auto waiting = static_cast<std::size_t>(std::count_if(
+        jobs_.begin(), jobs_.end(), [&](const Job& job) { return job.endpoint == endpoint; }));
+    limit = std::min(limit, (waiting + threads - 1) / threads);
+  }
   for (auto job = jobs_.begin(); job != jobs_.end() && taken.size() < limit;) {
     if (job->endpoint != endpoint) {
       ++job;
@@ -76,12 +97,15 @@ std::vector<BatchQueue::Job> BatchQueue::take(const std::string& endpoint, std::
     taken.push_back(std::move(*job));
     job = jobs_.erase(job);
   }
+  const bool left_some = threads > 1 && !jobs_.empty();
+  lock.unlock();
+  if (left_some) arrived_.notify_one();
   return taken;
 }
 
 // One call of the batch function for `batch`, which grows with the jobs it takes meanwhile
 // (Progress::more); every job gets exactly one reply.
-void BatchQueue::run_batch(std::vector<Job>& batch) {
+void BatchQueue::run_batch(std::vector<Job>& batch, std::size_t model_thread) {
   std::vector<nlohmann::json> requests;
   std::vector<Progress::Sink> sinks;
   for (const Job& job : batch) {
@@ -105,7 +129,7 @@ void BatchQueue::run_batch(std::vector<Job>& batch) {
   };
   std::vector<Reply> replies;
   try {
-    replies = run_(batch.front().endpoint, requests, Progress(std::move(sinks), answer, more));
+    replies = run_(batch.front().endpoint, requests, Progress(std::move(sinks), answer, more, model_thread));
     if (replies.size() != batch.size())
       throw std::logic_error("the batch function gave " + std::to_string(replies.size()) +
                              " replies for " + std::to_string(batch.size()) + " requests");
@@ -118,9 +142,11 @@ void BatchQueue::run_batch(std::vector<Job>& batch) {
     if (!answered[i]) batch[i].done(std::move(replies[i]));
 }
 
-void BatchQueue::model_loop() {
+void BatchQueue::model_loop(std::size_t model_thread) {
+  std::optional<KernelsOnThisThread> alone;
+  if (options_.model_threads > 1) alone.emplace();
   for (std::vector<Job> batch = next_batch(); !batch.empty(); batch = next_batch())
-    run_batch(batch);
+    run_batch(batch, model_thread);
 }
 
 }  // namespace atencion::examples::serve

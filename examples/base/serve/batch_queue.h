@@ -53,8 +53,15 @@ class Progress {
   };
   using Take = std::function<std::vector<Taken>(std::size_t limit)>;
   Progress() = default;
-  explicit Progress(std::vector<Sink> sinks, Answer answer = {}, Take take = {})
-      : sinks_(std::move(sinks)), answer_(std::move(answer)), take_(std::move(take)) {}
+  explicit Progress(std::vector<Sink> sinks, Answer answer = {}, Take take = {},
+                    std::size_t model_thread = 0)
+      : sinks_(std::move(sinks)),
+        answer_(std::move(answer)),
+        take_(std::move(take)),
+        model_thread_(model_thread) {}
+  // Which of the queue's model threads runs this batch (0 .. model_threads - 1; 0 without a
+  // queue): a batch function that keeps state between batches keeps one per model thread.
+  std::size_t model_thread() const { return model_thread_; }
   // Up to `limit` requests that queued since the batch began, numbered from the batch's size
   // before the call on (in order): none without a queue.
   std::vector<nlohmann::json> more(std::size_t limit) const {
@@ -87,6 +94,7 @@ class Progress {
   mutable std::vector<Sink> sinks_;  // grows with more()
   Answer answer_;
   Take take_;
+  std::size_t model_thread_ = 0;
 };
 
 // A model's batch function: one reply per request, in order, those it took with Progress::more
@@ -108,6 +116,11 @@ struct BatchOptions {
   // by length), and the model never idles while work waits.
   std::chrono::microseconds window{std::chrono::milliseconds(5)};
   std::size_t full_batch = 32;  // the window closes early once this many wait
+  // Model threads, each taking batches of its own and calling the batch function at the same
+  // time as the others (which must allow it: Service::model_threads). With more than one, each
+  // runs its kernels on itself alone (KernelsOnThisThread, tensor/threads.h): the cores go to
+  // whole batches side by side rather than to one batch's products split and waited for.
+  std::size_t model_threads = 1;
 };
 
 class BatchQueue {
@@ -121,7 +134,7 @@ class BatchQueue {
     Progress::Sink partial = {};
   };
 
-  BatchQueue(BatchFunction run, BatchOptions options);  // starts the model thread
+  BatchQueue(BatchFunction run, BatchOptions options);  // starts the model threads
   ~BatchQueue();                                        // stop()
   BatchQueue(const BatchQueue&) = delete;
   BatchQueue& operator=(const BatchQueue&) = delete;
@@ -129,15 +142,15 @@ class BatchQueue {
   // false, without calling done: the queue is full or stopped (the caller answers 503 at once).
   bool push(Job job);
   std::size_t waiting() const;
-  // Answers every job still waiting with 503 and joins the model thread.
+  // Answers every job still waiting with 503 and joins the model threads.
   void stop();
 
  private:
-  void model_loop();
+  void model_loop(std::size_t model_thread);
   std::vector<Job> next_batch();  // blocks; empty when stopping
   // Up to `limit` waiting jobs of `endpoint`, in arrival order, taken off the queue.
   std::vector<Job> take(const std::string& endpoint, std::size_t limit);
-  void run_batch(std::vector<Job>& batch);
+  void run_batch(std::vector<Job>& batch, std::size_t model_thread);
 
   BatchFunction run_;
   BatchOptions options_;
@@ -145,7 +158,7 @@ class BatchQueue {
   std::condition_variable arrived_;
   std::deque<Job> jobs_;
   bool stopping_ = false;
-  std::thread model_thread_;
+  std::vector<std::thread> model_threads_;
 };
 
 }  // namespace atencion::examples::serve

@@ -482,8 +482,11 @@ Server::Server(Service service, ServerOptions options) : state_(std::make_unique
   info["endpoints"] = state.endpoint_names;
   info["streaming_endpoints"] = state.streaming_names;
   info["limits"] = limits_info(options);
+  info["limits"]["model_threads"] = state.service.model_threads;
   state.info_text = info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  state.queue = std::make_unique<BatchQueue>(state.service.run_batch, options.batching);
+  BatchOptions batching = options.batching;
+  batching.model_threads = state.service.model_threads;
+  state.queue = std::make_unique<BatchQueue>(state.service.run_batch, batching);
   allow_open_files(options.connections);
   state.host_policy = host_policy(options.host, options.allowed_hosts);
   state.port = options.port;

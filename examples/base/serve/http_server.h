@@ -56,6 +56,10 @@ struct Service {
   nlohmann::json info;   // GET /api/info (the server adds "endpoints" and "limits")
   std::vector<Endpoint> endpoints;
   BatchFunction run_batch;
+  // How many model threads may call run_batch at once (BatchOptions::model_threads; the server
+  // uses this one): more than 1 only for a batch function that keeps its state per model thread
+  // (Progress::model_thread) and a model evaluated by several threads at once.
+  std::size_t model_threads = 1;
 };
 
 struct ServerOptions {

@@ -2,8 +2,9 @@
 // without a server: batches hold one endpoint's jobs in arrival order, a failing batch function
 // answers 500 to each of its jobs, a full queue refuses, stop() answers what waits with 503, and
 // what queued while the model was busy goes together, at once (without the window), past
-// full_batch up to largest_batch, a reply sent early (Progress::answer) is sent once, and a
-// running batch takes what queued meanwhile (Progress::more).
+// full_batch up to largest_batch, a reply sent early (Progress::answer) is sent once, a
+// running batch takes what queued meanwhile (Progress::more), and two model threads run two
+// batches side by side, each taking its share.
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -12,6 +13,7 @@
 
 #include "base/serve/batch_queue.h"
 #include "catch2/catch.hpp"
+#include "tensor/threads.h"
 
 using namespace atencion::examples::serve;
 using namespace std::chrono_literals;
@@ -279,4 +281,99 @@ TEST_CASE("batch queue: a running batch takes the jobs of its endpoint that queu
 
 TEST_CASE("batch queue: without a queue, Progress::more takes nothing") {
   CHECK(Progress().more(8).empty());
+}
+
+namespace {
+
+// A batch function for two model threads: each batch waits (10 s at most) until a batch runs on
+// the other thread too, and says where it ran.
+struct SideBySide {
+  std::mutex mutex;
+  std::atomic<int> inside{0};
+  std::vector<std::size_t> model_threads;
+  std::vector<std::thread::id> thread_ids;
+  std::vector<bool> kernels_alone;
+
+  void meet(const Progress& progress) {
+    {
+      std::lock_guard lock(mutex);
+      model_threads.push_back(progress.model_thread());
+      thread_ids.push_back(std::this_thread::get_id());
+      kernels_alone.push_back(atencion::detail::in_parallel_task());
+    }
+    inside.fetch_add(1);
+    for (int i = 0; i < 10000 && inside.load() < 2; ++i) std::this_thread::sleep_for(1ms);
+  }
+};
+
+std::vector<Reply> echo(const std::vector<nlohmann::json>& requests) {
+  std::vector<Reply> replies;
+  for (const auto& request : requests) replies.push_back({200, {{"value", request.at("value")}}});
+  return replies;
+}
+
+}  // namespace
+
+TEST_CASE("batch queue: two model threads run two batches side by side, each its kernels alone") {
+  SideBySide side;
+  BatchQueue queue([&](const std::string&, const std::vector<nlohmann::json>& requests,
+                       const Progress& progress) {
+    side.meet(progress);
+    return echo(requests);
+  }, {16, 8, 1ms, 32, 2});
+  std::future<Reply> first = push(queue, "x", 0);
+  std::this_thread::sleep_for(50ms);  // one model thread holds job 0's batch
+  std::future<Reply> second = push(queue, "x", 1);
+  CHECK(first.get().body.at("value") == 0);
+  CHECK(second.get().body.at("value") == 1);
+  CHECK(side.inside.load() == 2);
+  REQUIRE(side.model_threads.size() == 2);
+  CHECK(side.model_threads[0] + side.model_threads[1] == 1);  // threads 0 and 1
+  CHECK(side.thread_ids[0] != side.thread_ids[1]);
+  CHECK(side.kernels_alone == std::vector<bool>{true, true});
+}
+
+TEST_CASE("batch queue: with two model threads a take leaves the other its share of what waits") {
+  SideBySide side;
+  std::promise<void> queued, first_took, second_took;
+  std::shared_future<void> all_queued = queued.get_future().share();
+  std::shared_future<void> first_done = first_took.get_future().share();
+  std::shared_future<void> second_done = second_took.get_future().share();
+  std::vector<std::size_t> taken;  // by the batch of job 0, then by the other
+  BatchQueue queue([&](const std::string&, const std::vector<nlohmann::json>& requests,
+                       const Progress& progress) {
+    std::vector<nlohmann::json> all = requests;
+    if (requests.at(0).at("value") == 0 || requests.at(0).at("value") == 1) {
+      side.meet(progress);
+      CHECK(all_queued.wait_for(10s) == std::future_status::ready);
+      const bool first = requests.at(0).at("value") == 0;
+      if (!first) CHECK(first_done.wait_for(10s) == std::future_status::ready);
+      std::vector<nlohmann::json> more = progress.more(10);
+      taken.push_back(more.size());
+      if (first) {  // its batch ends only after the other's take
+        first_took.set_value();
+        CHECK(second_done.wait_for(10s) == std::future_status::ready);
+      } else {
+        second_took.set_value();
+      }
+      for (auto& request : more) all.push_back(std::move(request));
+    }
+    return echo(all);
+  }, {16, 8, 1ms, 32, 2});
+  std::vector<std::future<Reply>> replies;
+  replies.push_back(push(queue, "x", 0));
+  std::this_thread::sleep_for(50ms);
+  replies.push_back(push(queue, "x", 1));
+  for (int i = 0; i < 1000 && side.inside.load() < 2; ++i) std::this_thread::sleep_for(1ms);
+  REQUIRE(side.inside.load() == 2);  // both model threads are busy: what comes now waits
+  for (int value = 2; value < 6; ++value) replies.push_back(push(queue, "x", value));
+  queued.set_value();
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const Reply reply = replies[i].get();
+    CHECK(reply.status == 200);
+    CHECK(reply.body.at("value") == static_cast<int>(i));
+  }
+  // 4 waited: the first take got ceil(4 / 2), the second ceil(2 / 2); the last went as a batch.
+  CHECK(taken == std::vector<std::size_t>{2, 1});
+  CHECK(queue.waiting() == 0);
 }
