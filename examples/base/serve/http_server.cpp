@@ -443,7 +443,7 @@ void request_finished(void* cls, MHD_Connection* /*connection*/, void** request_
   *request_slot = nullptr;
 }
 
-nlohmann::json limits_info(const ServerOptions& options) {
+nlohmann::json limits_info(const ServerOptions& options, std::size_t model_threads) {
   return {{"body_bytes", options.body_bytes},
           {"connection_memory_bytes", options.connection_memory},
           {"connections", options.connections},
@@ -451,7 +451,8 @@ nlohmann::json limits_info(const ServerOptions& options) {
           {"timeout_seconds", options.timeout_seconds},
           {"queue", options.batching.capacity},
           {"largest_batch", options.batching.largest_batch},
-          {"batch_window_ms", options.batching.window.count() / 1000.0}};
+          {"batch_window_ms", options.batching.window.count() / 1000.0},
+          {"model_threads", model_threads}};
 }
 
 // Each connection is a file descriptor: the soft limit (often 1,024) is raised towards the hard
@@ -467,13 +468,10 @@ void allow_open_files(unsigned connections) {
 
 }  // namespace
 
-bool http_server_built() { return true; }
-void require_http_server() {}
+namespace {
 
-Server::Server(Service service, ServerOptions options) : state_(std::make_unique<State>()) {
-  State& state = *state_;
-  state.service = std::move(service);
-  state.options = options;
+// The endpoints' names and GET /api/info's text: the service's info, its endpoints, the limits.
+void describe_service(Server::State& state) {
   for (const Endpoint& endpoint : state.service.endpoints) {
     state.endpoint_names.push_back(endpoint.name);
     if (endpoint.streams) state.streaming_names.push_back(endpoint.name);
@@ -481,11 +479,22 @@ Server::Server(Service service, ServerOptions options) : state_(std::make_unique
   nlohmann::json info = state.service.info;
   info["endpoints"] = state.endpoint_names;
   info["streaming_endpoints"] = state.streaming_names;
-  info["limits"] = limits_info(options);
-  info["limits"]["model_threads"] = state.service.model_threads;
+  info["limits"] = limits_info(state.options, state.service.model_threads);
   state.info_text = info.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+bool http_server_built() { return true; }
+void require_http_server() {}
+
+Server::Server(Service service, ServerOptions options) : state_(std::make_unique<State>()) {
+  State& state = *state_;
+  state.service = std::move(service);
+  state.options = options;
+  describe_service(state);
   BatchOptions batching = options.batching;
-  batching.model_threads = state.service.model_threads;
+  batching.model_threads = state.service.model_threads;  // what the batch function allows
   state.queue = std::make_unique<BatchQueue>(state.service.run_batch, batching);
   allow_open_files(options.connections);
   state.host_policy = host_policy(options.host, options.allowed_hosts);
