@@ -37,13 +37,14 @@ def running(count: int) -> Iterator[None]:
             loop.wait()
 
 
-def one_run(build: str, program: str, filter_: str, metric: str, min_time: float,
+def one_run(build: str, program: str, filter_: str, metrics: List[str], min_time: float,
             env: Dict[str, str]) -> Dict[str, float]:
+    """Each case's figure for each metric it reports, keyed "name" (one metric) or "name metric"."""
     command = [os.path.join(build, "bench", program), "--benchmark_format=json",
                f"--benchmark_filter={filter_}", f"--benchmark_min_time={min_time}"]
     output = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
-    return {entry["name"]: entry[metric] for entry in json.loads(output)["benchmarks"]
-            if metric in entry}
+    return {entry["name"] + ("" if len(metrics) == 1 else f" {metric}"): entry[metric]
+            for entry in json.loads(output)["benchmarks"] for metric in metrics if metric in entry}
 
 
 def spread(values: List[float]) -> str:
@@ -58,7 +59,8 @@ def main() -> None:
     parser.add_argument("--b", required=True, help="build directory of side B (the new one)")
     parser.add_argument("--program", default="bench_attention")
     parser.add_argument("--filter", default="")
-    parser.add_argument("--metric", default="tokens_per_second")
+    parser.add_argument("--metric", default="tokens_per_second",
+                        help="a counter, or several separated by commas (a row for each)")
     parser.add_argument("--min-time", type=float, default=0.5)
     args = parser.parse_args()
     if args.rounds < 3:
@@ -71,8 +73,8 @@ def main() -> None:
             order = ["A", "B"] if round_number % 2 == 0 else ["B", "A"]
             for side in order:
                 build = args.a if side == "A" else args.b
-                for name, value in one_run(build, args.program, args.filter, args.metric,
-                                           args.min_time, env).items():
+                for name, value in one_run(build, args.program, args.filter,
+                                           args.metric.split(","), args.min_time, env).items():
                     figures[side].setdefault(name, []).append(value)
             print(f"round {round_number + 1} of {args.rounds} done", file=sys.stderr)
     print(f"{args.busy} busy loops, {args.rounds} alternating rounds of {args.min_time} s; "

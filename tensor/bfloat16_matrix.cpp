@@ -2,6 +2,10 @@
 // Lesson: docs/performance.md#bfloat16-weights
 #include "tensor/bfloat16_matrix.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -12,6 +16,8 @@
 
 namespace atencion {
 
+void BFloat16Matrix::Free::operator()(uint16_t* bits) const { std::free(bits); }
+
 BFloat16Matrix::BFloat16Matrix(const Tensor& matrix) {
   if (matrix.dim() != 2 || !is_floating(matrix.dtype()))
     throw std::invalid_argument("BFloat16Matrix: expected a 2-D float32 or float64 matrix, got " +
@@ -20,10 +26,13 @@ BFloat16Matrix::BFloat16Matrix(const Tensor& matrix) {
   const Tensor values = matrix.to(DType::Float32).contiguous();
   rows_ = matrix.size(0);
   cols_ = matrix.size(1);
-  bits_.assign(static_cast<size_t>(panels() * kPanelRows * cols_), 0);  // zeros past the last row
+  const std::size_t bytes = static_cast<std::size_t>(panels() * kPanelRows * cols_) * 2;
+  bits_.reset(static_cast<uint16_t*>(std::aligned_alloc(64, std::max<std::size_t>(64, bytes))));
+  if (!bits_) throw std::bad_alloc();
   const float* from = values.data<float>();
   parallel_for(panels(), kPanelRows * cols_, [&](int64_t r) {
-    uint16_t* to = bits_.data() + r * kPanelRows * cols_;
+    uint16_t* to = bits_.get() + r * kPanelRows * cols_;
+    std::memset(to, 0, static_cast<std::size_t>(kPanelRows * cols_) * 2);  // zeros past the last row
     for (int64_t i = 0; i < kPanelRows && r * kPanelRows + i < rows_; ++i)
       for (int64_t p = 0; p < cols_; ++p)
         to[p * kPanelRows + slot(i)] = float_to_bfloat16(from[(r * kPanelRows + i) * cols_ + p]);

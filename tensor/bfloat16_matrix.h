@@ -7,19 +7,26 @@
 // a matrix takes half the bytes of float32, and a product that reads every weight once (decoding
 // one token) takes about half the time.
 //
-// The bits are kept in panels of 16 rows, as tensor/packed_rows.h keeps float32 ones, so that
-// the one-row product reads W as one stream: panel r holds, for each step p, the 16 values
-// W[16 r + i, p] (rows past the last are zeros) in the order
+// The bits are kept in panels of 64 rows, so that the one-row product reads W as one stream:
+// panel r holds, for each step p, the 64 values W[64 r + i, p] (rows past the last are zeros),
+// 128 bytes, two cache lines, in four groups of 16 rows, each group in the order
 //
-//   i = 0 1 2 3  8 9 10 11  4 5 6 7  12 13 14 15
+//   i = 0 1 2 3  8 9 10 11  4 5 6 7  12 13 14 15     (+ 16, 32, 48 for the other groups)
 //
 // the order in which AVX2 widens 16-bit values: within each 128-bit half, interleaving with
-// zeros takes values 0-3 (unpacklo_epi16) or 4-7 (unpackhi_epi16). So the 32 bytes of a step
-// give the floats of outputs 0-7 and of 8-15, each in order, in two instructions.
+// zeros takes values 0-3 (unpacklo_epi16) or 4-7 (unpackhi_epi16). So the 32 bytes of a group
+// give the floats of its outputs 0-7 and of 8-15, each in order, in two instructions.
+//
+// Why 64 rows and not 16 as float32's panels (tensor/packed_rows.h): a core streams one run of
+// memory faster than several at once. Reading 16-row panels two at a time (two streams, 32 bytes
+// a step each) a core took 17-19 GB/s of a W far larger than the caches, where one stream of
+// the same bytes went at 28-30 (AMD EPYC, family 26, one thread, summing an array: 30-32;
+// docs/performance.md#bfloat16-weights). A 64-row panel is one stream of 128 bytes a step, with
+// eight independent sums of 8 outputs, enough that the multiply-adds keep up with it.
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "tensor/tensor.h"
 
@@ -27,7 +34,7 @@ namespace atencion {
 
 class BFloat16Matrix {
  public:
-  static constexpr int64_t kPanelRows = 16;
+  static constexpr int64_t kPanelRows = 64;
 
   // `matrix` [rows, cols], float32 or float64: each value rounded to the nearest bfloat16, ties
   // to even (float_to_bfloat16; a float64 is first rounded to float32).
@@ -36,10 +43,14 @@ class BFloat16Matrix {
   int64_t rows() const { return rows_; }
   int64_t cols() const { return cols_; }
   int64_t panels() const { return (rows_ + kPanelRows - 1) / kPanelRows; }
-  // Panel r: for each step p, 16 bfloat16 values, W[16 r + i, p] at slot(i).
-  const uint16_t* panel(int64_t r) const { return bits_.data() + r * kPanelRows * cols_; }
-  // Where row i of a panel sits within a step: rows 4-7 and 8-11 change places (above).
-  static constexpr int64_t slot(int64_t i) { return i >= 4 && i < 12 ? i ^ 12 : i; }
+  // Panel r (64-byte aligned): for each step p, 64 bfloat16 values, W[64 r + i, p] at slot(i).
+  const uint16_t* panel(int64_t r) const { return bits_.get() + r * kPanelRows * cols_; }
+  // Where row i of a panel sits within a step: in each group of 16 rows, rows 4-7 and 8-11
+  // change places (above).
+  static constexpr int64_t slot(int64_t i) {
+    const int64_t in_group = i % 16;
+    return in_group >= 4 && in_group < 12 ? i ^ 12 : i;
+  }
   // The bits of W[j, p].
   uint16_t at(int64_t j, int64_t p) const {
     return panel(j / kPanelRows)[p * kPanelRows + slot(j % kPanelRows)];
@@ -48,8 +59,11 @@ class BFloat16Matrix {
   Tensor to_float32() const;
 
  private:
+  struct Free {
+    void operator()(uint16_t* bits) const;
+  };
   int64_t rows_, cols_;
-  std::vector<uint16_t> bits_;
+  std::unique_ptr<uint16_t[], Free> bits_;
 };
 
 // x [..., k] float32 -> y [..., n] = x · Wᵀ for W [n, k] (a Linear's layout), float32 sums

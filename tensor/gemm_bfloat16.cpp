@@ -36,11 +36,12 @@ using gemm_detail::ceil_div;
 using gemm_detail::min_work_per_thread;
 constexpr int64_t kc = gemm_detail::kBlockBytes / sizeof(float);  // gemm's blocks: its bits
 
-// One row: the panels read once, in runs of 4 panels (64 outputs), a few runs per thread (as
-// gemm's row_product splits a row's outputs).
+// One row: the panels of 64 rows read once, a few runs of them per thread (as gemm's
+// row_product splits a row's outputs).
 void one_row(const GemmShape& s, const float* a, const BFloat16Matrix& w, float* c,
              bool accumulate, int threads) {
-  gemm_detail::for_panel_runs(w.panels(), threads, [&](int64_t first, int64_t last) {
+  const int64_t rows = BFloat16Matrix::kPanelRows;
+  gemm_detail::for_panel_runs(w.panels(), rows, threads, [&](int64_t first, int64_t last) {
     gemm_detail::avx2_packed_row_product_bfloat16(s.k, a, s.trans_a ? s.lda : 1, w.panel(0), s.n,
                                                   c, accumulate, kc, first, last);
   });

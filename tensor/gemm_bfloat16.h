@@ -4,7 +4,7 @@
 //
 //   C[m, n] (+)= op(A)[m, k] · Wᵀ        W [n, k] as bfloat16 bits (tensor/half.h), A and C float32
 //
-// W is a BFloat16Matrix (tensor/bfloat16_matrix.h): its bits in panels of 16 rows. Each weight
+// W is a BFloat16Matrix (tensor/bfloat16_matrix.h): its bits in panels of 64 rows. Each weight
 // is widened to the float32 it stands for (exactly: bfloat16_to_float appends 16 zero bits) and
 // the sum runs in float32, as gemm() sums: C gets the same bits as gemm() of A and the widened W
 // (trans_b), whatever the number of threads. One row (decoding a token) reads the panels once,

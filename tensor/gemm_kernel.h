@@ -75,8 +75,9 @@ void generic_kernel(MicroKernel<double>& out);
 void avx2_packed_row_product(int64_t k, const float* a, int64_t a_step, const float* panels,
                              int64_t n, float* c, bool accumulate, int64_t kc,
                              int64_t panel_begin, int64_t panel_end);
-// The same with W kept as bfloat16 in panels (tensor/bfloat16_matrix.h): each value widened to
-// the float it is, then summed as above: the same bits as avx2_row_product on the widened W.
+// The same with W kept as bfloat16 in panels of 64 rows (tensor/bfloat16_matrix.h): each value
+// widened to the float it is, then summed as above: the same bits as avx2_row_product on the
+// widened W.
 void avx2_packed_row_product_bfloat16(int64_t k, const float* a, int64_t a_step,
                                       const uint16_t* panels, int64_t n, float* c,
                                       bool accumulate, int64_t kc, int64_t panel_begin,
@@ -101,12 +102,13 @@ inline void split(int64_t length, int64_t unit, int parts, int part, int64_t& be
   end = std::min(length, units * (part + 1) / parts * unit);
 }
 
-// A one-row product over W's panels of 16 rows (tensor/packed_rows.h, bfloat16_matrix.h), split
-// as row_product splits a row's outputs: runs of 4 panels (64 outputs), up to kTasksPerThread
-// runs a thread; panel_run(first, last) once per non-empty run.
+// A one-row product over W's panels of `panel_rows` rows (16: tensor/packed_rows.h; 64:
+// bfloat16_matrix.h), split as row_product splits a row's outputs: runs of 64 outputs (4 panels
+// of 16, or 1 of 64), up to kTasksPerThread runs a thread; panel_run(first, last) once per
+// non-empty run.
 template <typename PanelRun>
-void for_panel_runs(int64_t panels, int threads, PanelRun&& panel_run) {
-  constexpr int64_t run = 4;
+void for_panel_runs(int64_t panels, int64_t panel_rows, int threads, PanelRun&& panel_run) {
+  const int64_t run = std::max<int64_t>(1, 64 / panel_rows);
   const int64_t tasks = std::min<int64_t>(ceil_div(panels, run), kTasksPerThread * threads);
   parallel_tasks(tasks, threads, [&](int64_t task) {
     int64_t first, last;

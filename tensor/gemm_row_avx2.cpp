@@ -16,11 +16,12 @@
 // output are contiguous): 16 outputs at a time, 8 steps of each read as 8-float vectors and
 // transposed in registers, so that each vector holds one step of 8 outputs.
 //
-// W copied into panels of 16 rows (float32: tensor/packed_rows.h; bfloat16:
-// tensor/bfloat16_matrix.h) is read as one stream instead of 16 rows at once, a step of 16
-// outputs at a time with no transpose (panels_times_row), each output's sum the same fused
-// multiply-adds in the same order: the bits of row_times_bt on W (or on the widened W). A
-// bfloat16 is the top half of a float32, so widening is placing its 16 bits above 16 zero bits.
+// W copied into panels (float32: 16 rows, tensor/packed_rows.h; bfloat16: 64 rows,
+// tensor/bfloat16_matrix.h) is read panel by panel instead of 16 rows at once, a step of a
+// panel's outputs at a time with no transpose (panels_times_row, bfloat16_panels_times_row),
+// each output's sum the same fused multiply-adds in the same order: the bits of row_times_bt on
+// W (or on the widened W). A bfloat16 is the top half of a float32, so widening is placing its
+// 16 bits above 16 zero bits.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -148,31 +149,21 @@ ATENCION_AVX2_TARGET void row_times_bt(const GemmShape& s, const float* a, int64
   }
 }
 
-// Step p of a panel as the floats of its outputs 0-7 (`low`) and 8-15 (`high`). float32
-// (tensor/packed_rows.h): the 16 values in order. bfloat16 (tensor/bfloat16_matrix.h): 16 bits
-// each, in the order 0-3, 8-11 | 4-7, 12-15 (the two 128-bit halves), so that interleaving with
-// zeros, values 0-3 of each half (unpacklo_epi16) then 4-7 (unpackhi), puts each above 16 zero
-// bits, the float32 it stands for, in order.
+// Step p of a float32 panel (tensor/packed_rows.h) as the floats of its outputs 0-7 (`low`) and
+// 8-15 (`high`).
 ATENCION_AVX2_TARGET inline void load_step(const float* panel, int64_t p, __m256& low,
                                            __m256& high) {
   low = _mm256_load_ps(panel + 16 * p);
   high = _mm256_load_ps(panel + 16 * p + 8);
-}
-ATENCION_AVX2_TARGET inline void load_step(const uint16_t* panel, int64_t p, __m256& low,
-                                           __m256& high) {
-  const __m256i zero = _mm256_setzero_si256();
-  const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + 16 * p));
-  low = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, bits));
-  high = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, bits));
 }
 
 // Panels r .. r + PANELS - 1 of W in panels of 16 rows, each read as one stream, a step of 16
 // weights at a time (load_step); per block of kc steps, the outputs 0-7 and 8-15 of each panel
 // summed in their own chain of fused multiply-adds, each output's sum in the order row_times_bt
 // gives it. Rows past n are zeros in the panel: summed, never stored.
-template <int PANELS, typename Weight>
+template <int PANELS>
 ATENCION_AVX2_TARGET inline void sum_panels(int64_t k, const float* a, int64_t a_step,
-                                            const Weight* panels, int64_t n, float* c,
+                                            const float* panels, int64_t n, float* c,
                                             bool accumulate, int64_t kc, int64_t r) {
   for (int64_t pc = 0; pc < k; pc += kc) {
     const int64_t block_end = std::min(k, pc + kc);
@@ -201,15 +192,66 @@ ATENCION_AVX2_TARGET inline void sum_panels(int64_t k, const float* a, int64_t a
 // Panels [first, last) of n outputs, two at a time: four independent chains rather than two, so
 // that the multiply-adds' latency (a step of a chain waits for the one before) does not hold
 // back the reads (measured, one thread, a 463 MB W: 12 GB of float32 a CPU second against 9
-// with one panel at a time; bfloat16, 8.6 against 6.8). Each output's sum is unchanged.
-template <typename Weight>
+// with one panel at a time). Each output's sum is unchanged.
 ATENCION_AVX2_TARGET void panels_times_row(int64_t k, const float* a, int64_t a_step,
-                                           const Weight* panels, int64_t n, float* c,
+                                           const float* panels, int64_t n, float* c,
                                            bool accumulate, int64_t kc, int64_t first,
                                            int64_t last) {
   int64_t r = first;
   for (; r + 2 <= last; r += 2) sum_panels<2>(k, a, a_step, panels, n, c, accumulate, kc, r);
   if (r < last) sum_panels<1>(k, a, a_step, panels, n, c, accumulate, kc, r);
+}
+
+// One bfloat16 panel of 64 rows (tensor/bfloat16_matrix.h), `outputs` of them real (the rest
+// zeros: summed, never stored): one stream, 128 bytes a step. Each group of 16 rows is widened as
+// 32 bytes interleaved with zeros, values 0-3 of each 128-bit half (unpacklo_epi16) then 4-7
+// (unpackhi), which puts each bfloat16 above 16 zero bits, the float32 it stands for: outputs
+// 0-7 of the group, then 8-15, in order. Per block of kc steps, eight chains of fused
+// multiply-adds (two a group), each output's sum in the order row_times_bt gives it.
+ATENCION_AVX2_TARGET void sum_bfloat16_panel(int64_t k, const float* a, int64_t a_step,
+                                             const uint16_t* panel, int64_t outputs, float* c,
+                                             bool accumulate, int64_t kc) {
+  constexpr int kGroups = 4;
+  const __m256i zero = _mm256_setzero_si256();
+  for (int64_t pc = 0; pc < k; pc += kc) {
+    const int64_t block_end = std::min(k, pc + kc);
+    __m256 low[kGroups], high[kGroups];
+    for (int g = 0; g < kGroups; ++g) low[g] = high[g] = _mm256_setzero_ps();
+    const uint16_t* step = panel + 16 * kGroups * pc;
+    for (int64_t p = pc; p < block_end; ++p, step += 16 * kGroups) {
+      const __m256 a_value = _mm256_broadcast_ss(a + p * a_step);
+#pragma GCC unroll 4
+      for (int g = 0; g < kGroups; ++g) {
+        const __m256i bits = _mm256_load_si256(reinterpret_cast<const __m256i*>(step + 16 * g));
+        const __m256 w_low = _mm256_castsi256_ps(_mm256_unpacklo_epi16(zero, bits));
+        const __m256 w_high = _mm256_castsi256_ps(_mm256_unpackhi_epi16(zero, bits));
+        low[g] = _mm256_fmadd_ps(a_value, w_low, low[g]);
+        high[g] = _mm256_fmadd_ps(a_value, w_high, high[g]);
+      }
+    }
+    const bool add = accumulate || pc > 0;
+#pragma GCC unroll 4
+    for (int g = 0; g < kGroups; ++g) {
+      const int64_t j = 16 * g;
+      if (j < outputs)
+        store_lanes(c + j, low[g], static_cast<int>(std::min<int64_t>(8, outputs - j)), add);
+      if (j + 8 < outputs)
+        store_lanes(c + j + 8, high[g], static_cast<int>(std::min<int64_t>(8, outputs - j - 8)),
+                    add);
+    }
+  }
+}
+
+// bfloat16 panels [first, last) of n outputs, one at a time (one stream; docs/performance.md
+// #bfloat16-weights: a core read two streams of 16-row panels at 17-19 GB/s, one at 28-30).
+ATENCION_AVX2_TARGET void bfloat16_panels_times_row(int64_t k, const float* a, int64_t a_step,
+                                                    const uint16_t* panels, int64_t n, float* c,
+                                                    bool accumulate, int64_t kc, int64_t first,
+                                                    int64_t last) {
+  constexpr int64_t rows = 64;  // BFloat16Matrix::kPanelRows
+  for (int64_t r = first; r < last; ++r)
+    sum_bfloat16_panel(k, a, a_step, panels + r * rows * k, std::min(rows, n - r * rows),
+                       c + r * rows, accumulate, kc);
 }
 
 }  // namespace
@@ -234,7 +276,7 @@ ATENCION_AVX2_TARGET void avx2_packed_row_product(int64_t k, const float* a, int
 ATENCION_AVX2_TARGET void avx2_packed_row_product_bfloat16(
     int64_t k, const float* a, int64_t a_step, const uint16_t* panels, int64_t n, float* c,
     bool accumulate, int64_t kc, int64_t panel_begin, int64_t panel_end) {
-  panels_times_row(k, a, a_step, panels, n, c, accumulate, kc, panel_begin, panel_end);
+  bfloat16_panels_times_row(k, a, a_step, panels, n, c, accumulate, kc, panel_begin, panel_end);
 }
 
 }  // namespace atencion::gemm_detail

@@ -86,7 +86,7 @@ void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float*
   const int available = detail::in_parallel_task() ? 1 : num_threads();
   const int threads = static_cast<int>(
       std::clamp<int64_t>(n * k / gemm_detail::min_work_per_thread, 1, available));
-  gemm_detail::for_panel_runs(w.panels(), threads, [&](int64_t first, int64_t last) {
+  gemm_detail::for_panel_runs(w.panels(), kPanelRows, threads, [&](int64_t first, int64_t last) {
     gemm_detail::avx2_packed_row_product(k, a, a_step, w.panel(0), n, c, accumulate, kc, first,
                                          last);
   });

@@ -49,9 +49,11 @@ std::vector<float> fast_at(const Product& p, bool accumulate, int threads) {
 }
 
 // (m, n, k): one row (decoding) and a few rows (a prompt), k over one 256-step block and under,
-// n not a multiple of 16 or 128, and a 50,257-like odd n.
+// n not a multiple of 16, 64 or 128 (a panel's last group of 16 short, or its last 8), and a
+// 50,257-like odd n.
 const std::vector<std::vector<int64_t>> kShapes = {
-    {1, 1, 1},  {1, 17, 5},   {1, 200, 300}, {1, 1001, 771}, {1, 64, 8},
+    {1, 1, 1},  {1, 17, 5},   {1, 200, 300}, {1, 1001, 771}, {1, 64, 8},   {1, 120, 260},
+    {1, 185, 9},
     {3, 17, 5}, {2, 200, 300}, {7, 259, 771}, {5, 1, 16}};
 
 }  // namespace
@@ -110,23 +112,28 @@ TEST_CASE("BFloat16Matrix: each weight rounded to nearest even, within 2^-8 of i
   }
 }
 
-// Panel r, step p: W[16 r + i, p] at slot(i), rows 4-7 and 8-11 changing places (the order in
-// which AVX2 widens 16-bit values); the rows past the last are zeros.
-TEST_CASE("BFloat16Matrix: panels of 16 rows, in the order the widening takes them",
+// Panel r, step p: W[64 r + i, p] at slot(i), in each group of 16 rows rows 4-7 and 8-11
+// changing places (the order in which AVX2 widens 16-bit values); the rows past the last are
+// zeros; each panel 64-byte aligned.
+TEST_CASE("BFloat16Matrix: panels of 64 rows, in the order the widening takes them",
           "[gemm_bfloat16]") {
-  const int64_t n = 21, k = 3;
+  const int64_t n = 85, k = 3;
   const std::vector<float> values = uniform_values(n * k, 9);
   const BFloat16Matrix matrix(Tensor::from_vector(values, {n, k}));
   REQUIRE(matrix.panels() == 2);
   const std::vector<int64_t> order = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
-  for (int64_t slot = 0; slot < 16; ++slot) CHECK(BFloat16Matrix::slot(order[slot]) == slot);
+  for (int64_t group = 0; group < 4; ++group)
+    for (int64_t slot = 0; slot < 16; ++slot)
+      CHECK(BFloat16Matrix::slot(16 * group + order[slot]) == 16 * group + slot);
   for (int64_t j = 0; j < n; ++j)
     for (int64_t p = 0; p < k; ++p)
-      CHECK(matrix.panel(j / 16)[p * 16 + BFloat16Matrix::slot(j % 16)] ==
+      CHECK(matrix.panel(j / 64)[p * 64 + BFloat16Matrix::slot(j % 64)] ==
             float_to_bfloat16(values[j * k + p]));
   for (int64_t p = 0; p < k; ++p)
-    for (int64_t i = n % 16; i < 16; ++i)
-      CHECK(matrix.panel(1)[p * 16 + BFloat16Matrix::slot(i)] == 0);
+    for (int64_t i = n % 64; i < 64; ++i)
+      CHECK(matrix.panel(1)[p * 64 + BFloat16Matrix::slot(i)] == 0);
+  CHECK(reinterpret_cast<std::uintptr_t>(matrix.panel(0)) % 64 == 0);
+  CHECK(reinterpret_cast<std::uintptr_t>(matrix.panel(1)) % 64 == 0);
 }
 
 TEST_CASE("matmul_bfloat16: x [..., k] times Wᵀ, shapes checked", "[gemm_bfloat16]") {
