@@ -16,8 +16,6 @@
 
 namespace atencion {
 
-void BFloat16Matrix::Free::operator()(uint16_t* bits) const { std::free(bits); }
-
 BFloat16Matrix::BFloat16Matrix(const Tensor& matrix) {
   if (matrix.dim() != 2 || !is_floating(matrix.dtype()))
     throw std::invalid_argument("BFloat16Matrix: expected a 2-D float32 or float64 matrix, got " +
@@ -26,9 +24,7 @@ BFloat16Matrix::BFloat16Matrix(const Tensor& matrix) {
   const Tensor values = matrix.to(DType::Float32).contiguous();
   rows_ = matrix.size(0);
   cols_ = matrix.size(1);
-  const std::size_t bytes = static_cast<std::size_t>(panels() * kPanelRows * cols_) * 2;
-  bits_.reset(static_cast<uint16_t*>(std::aligned_alloc(64, std::max<std::size_t>(64, bytes))));
-  if (!bits_) throw std::bad_alloc();
+  bits_ = aligned_array<uint16_t>(static_cast<std::size_t>(panels() * kPanelRows * cols_));
   const float* from = values.data<float>();
   parallel_for(panels(), kPanelRows * cols_, [&](int64_t r) {
     uint16_t* to = bits_.get() + r * kPanelRows * cols_;

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "tensor/aligned_array.h"
 #include "tensor/tensor.h"
 
 namespace atencion {
@@ -59,11 +60,8 @@ class BFloat16Matrix {
   Tensor to_float32() const;
 
  private:
-  struct Free {
-    void operator()(uint16_t* bits) const;
-  };
   int64_t rows_, cols_;
-  std::unique_ptr<uint16_t[], Free> bits_;
+  AlignedArray<uint16_t> bits_;
 };
 
 // x [..., k] float32 -> y [..., n] = x · Wᵀ for W [n, k] (a Linear's layout), float32 sums

@@ -20,8 +20,6 @@ constexpr int64_t kc = gemm_detail::kBlockBytes / sizeof(float);  // gemm's bloc
 
 }  // namespace
 
-void PackedRows::Free::operator()(float* values) const { std::free(values); }
-
 void check_packed_rows_support(const std::string& operation, const CpuFeatures& cpu) {
   if (cpu.avx2 && cpu.fma) return;
   const std::string lacking = !cpu.avx2 && !cpu.fma ? "AVX2, FMA" : !cpu.avx2 ? "AVX2" : "FMA";
@@ -42,11 +40,7 @@ PackedRows::PackedRows(const Tensor& weight, int64_t panel_rows) : panel_rows_(p
   rows_ = w.size(0);
   cols_ = w.size(1);
   const int64_t P = panel_rows_;
-  const std::size_t bytes = static_cast<std::size_t>(panels() * P * cols_) * sizeof(float);
-  // 64 bytes: a whole number of lines when the size is not a multiple of them (aligned_alloc's rule)
-  values_.reset(static_cast<float*>(
-      std::aligned_alloc(64, std::max<std::size_t>(64, (bytes + 63) / 64 * 64))));
-  if (!values_) throw std::bad_alloc();
+  values_ = aligned_array<float>(static_cast<std::size_t>(panels() * P * cols_));
   const float* from = w.data<float>();
   // panel r, step p, lane i = W[P r + i, p]; zeros past the last row
   parallel_for(panels(), P * cols_, [&](int64_t r) {

@@ -30,6 +30,7 @@
 #include <memory>
 #include <string>
 
+#include "tensor/aligned_array.h"
 #include "tensor/gemm.h"
 #include "tensor/gemm_bfloat16.h"
 #include "tensor/tensor.h"
@@ -57,11 +58,8 @@ class PackedRows {
   }
 
  private:
-  struct Free {
-    void operator()(float* values) const;
-  };
   int64_t rows_, cols_, panel_rows_;
-  std::unique_ptr<float[], Free> values_;
+  AlignedArray<float> values_;
 };
 
 // Throws std::runtime_error "<operation>: packed weights need a CPU with AVX2 and FMA (this one
