@@ -20,7 +20,7 @@ sentences, each group one call: what --clients clients can have in flight at onc
 server that decodes a batch at a time can sort and batch (docs/17-serving.md#under-load).
 
 With each load it prints the CPU seconds the server and this script (the load generator: its
-client threads, HTTP and JSON) used, from /proc and os.times(): on a machine whose cores the two
+clients on one asyncio loop, HTTP and JSON) used, from /proc and os.times(): on a machine whose cores the two
 share, the generator's share is CPU the server did not have, which `translate` on stdin had.
 
 The sentences: the Spanish side of the shipped pairs (examples/translate/data/spa-eng.tsv), a
@@ -31,6 +31,7 @@ seeded sample of --sample of them, so their lengths follow the corpus's mix.
     /usr/bin/python3 bench/serve_load.py --binary ... --model ... --seconds 5 --rss-requests 2000
 """
 import argparse
+import asyncio
 import http.client
 import json
 import os
@@ -38,7 +39,6 @@ import random
 import statistics
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "examples", "serve"))
@@ -116,51 +116,77 @@ def percentile(values, fraction):
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else float("nan")
 
 
-class Client(threading.Thread):
-    """One keep-alive connection posting sentences until the deadline or the request budget."""
+class Client:
+    """One keep-alive connection posting sentences until the deadline or the request budget.
+
+    The clients share one thread and one event loop (asyncio), each writing its request and
+    reading the answer (status line, headers, Content-Length bytes) on a plain socket stream:
+    64 threads of http.client spent more of the two cores on switching and parsing than on the
+    requests, and what the generator spends the server does not have (--clients share the
+    machine with it)."""
 
     def __init__(self, port, sentences, expected, deadline, budget, details, seed):
-        super().__init__()
         self.port, self.sentences, self.expected = port, sentences, expected
         self.deadline, self.budget, self.details = deadline, budget, details
         self.random = random.Random(seed)
         self.latencies, self.errors, self.mismatches = [], [], 0
 
-    def run(self):
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+    def request_bytes(self, text):
+        body = json.dumps({"text": text, "details": self.details}).encode()
+        return (f"POST /api/translate HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                ).encode() + body
+
+    async def run(self):
+        connection = None
         while time.monotonic() < self.deadline and self.budget.take():
             i = self.random.randrange(len(self.sentences))
-            body = json.dumps({"text": self.sentences[i], "details": self.details})
+            request = self.request_bytes(self.sentences[i])
             started = time.monotonic()
             try:
-                connection.request("POST", "/api/translate", body=body,
-                                   headers={"Content-Type": "application/json"})
-                response = connection.getresponse()
-                answer = response.read()
+                async with asyncio.timeout(60):
+                    if connection is None:
+                        connection = await asyncio.open_connection("127.0.0.1", self.port)
+                    connection[1].write(request)
+                    status, answer, close = await read_response(connection[0])
                 self.latencies.append(time.monotonic() - started)
-                if response.status != 200:
-                    self.errors.append(f"HTTP {response.status}: {answer[:100]!r}")
+                if status != 200:
+                    self.errors.append(f"HTTP {status}: {answer[:100]!r}")
                 elif json.loads(answer)["translation"] != self.expected[i]:
                     self.mismatches += 1
-            except (OSError, http.client.HTTPException) as error:
+            except (OSError, TimeoutError, ValueError, asyncio.IncompleteReadError) as error:
                 self.errors.append(f"{type(error).__name__}: {error}")
-                connection.close()
-                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        connection.close()
+                close = True
+            if close and connection is not None:
+                connection[1].close()
+                connection = None
+        if connection is not None:
+            connection[1].close()
+
+
+async def read_response(reader):
+    """(status, body, whether the server closes): an HTTP/1.1 answer with a Content-Length."""
+    head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+    status = int(head[0].split(" ", 2)[1])
+    headers = {name.strip().lower(): value.strip()
+               for name, _, value in (line.partition(":") for line in head[1:] if line)}
+    if "content-length" not in headers:
+        raise ValueError(f"an answer without Content-Length: {head[0]}")
+    body = await reader.readexactly(int(headers["content-length"]))
+    return status, body, headers.get("connection", "").lower() == "close"
 
 
 class Budget:
     def __init__(self, count):
-        self.left, self.lock = count, threading.Lock()
+        self.left = count
 
     def take(self):
-        with self.lock:
-            if self.left is None:
-                return True
-            if self.left == 0:
-                return False
-            self.left -= 1
+        if self.left is None:
             return True
+        if self.left == 0:
+            return False
+        self.left -= 1
+        return True
 
 
 def cpu_seconds(pid):
@@ -179,13 +205,17 @@ def load(port, sentences, expected, clients, seconds, details, budget=None, on_p
     shared = Budget(budget)
     workers = [Client(port, sentences, expected, deadline, shared, details, seed)
                for seed in range(clients)]
+
+    async def all_clients():
+        tasks = [asyncio.create_task(worker.run()) for worker in workers]
+        while not all(task.done() for task in tasks):
+            await asyncio.wait(tasks, timeout=0.2)
+            if on_progress:
+                on_progress(sum(len(w.latencies) for w in workers))
+        for task in tasks:
+            task.result()
     started = time.monotonic()
-    for worker in workers:
-        worker.start()
-    while any(worker.is_alive() for worker in workers):
-        time.sleep(0.2)
-        if on_progress:
-            on_progress(sum(len(w.latencies) for w in workers))
+    asyncio.run(all_clients())
     elapsed = time.monotonic() - started
     latencies = [t for w in workers for t in w.latencies]
     errors = [e for w in workers for e in w.errors]
