@@ -102,15 +102,19 @@ std::vector<std::vector<int64_t>> decode_together(const Translator& translator,
   return decode_ids(translator, batch, options, &maps);
 }
 
-nlohmann::json translation_reply(const explorer::Sentence& sentence,
-                                 const std::vector<std::string>& source_pieces, int64_t beam) {
-  nlohmann::json data = explorer::sentence_data(sentence);
-  return {{"translation", sentence.translation},
-          {"source_pieces", source_pieces},
-          {"output_pieces", sentence.output_pieces},
-          {"alternatives", data.value("alternatives", nlohmann::json::array())},
-          {"beam", beam},
-          {"sentence", std::move(data)}};
+// A reply with "details": the small fields through a tree, then the alternatives and the
+// sentence (its maps: thousands of numbers) written straight as text.
+serve::Reply translation_reply(const explorer::Sentence& sentence,
+                               const std::vector<std::string>& source_pieces, int64_t beam) {
+  const nlohmann::json fields = {{"translation", sentence.translation},
+                                 {"source_pieces", source_pieces},
+                                 {"output_pieces", sentence.output_pieces},
+                                 {"beam", beam}};
+  std::string text = serve::reply_text({200, fields});
+  text.pop_back();  // its closing brace: two more members follow
+  text += ",\"alternatives\":" + explorer::alternatives_json(sentence.alternatives) +
+          ",\"sentence\":" + explorer::sentence_json(sentence) + "}";
+  return {200, nullptr, std::move(text)};
 }
 
 // A decoded request's reply without "details": the translation and its pieces.
@@ -139,9 +143,8 @@ void answer_decoded(const Translator& translator, const std::vector<PreparedRequ
     }
     const explorer::Sentence sentence =
         sentence_maps(translator, request.read.text, request.source, outputs[k], maps.maps[k]);
-    replies[indices[k]] = {
-        200, translation_reply(sentence, pieces_of(translator.source_tokenizer, request.source),
-                               beam)};
+    replies[indices[k]] =
+        translation_reply(sentence, pieces_of(translator.source_tokenizer, request.source), beam);
   }
 }
 
@@ -237,8 +240,7 @@ serve::Reply row_reply(const Translator& translator, const PreparedRequest& requ
   if (!output.maps) return text_reply(translator, request, output.tokens, 1);
   const explorer::Sentence sentence =
       sentence_maps(translator, request.read.text, request.source, output.tokens, *output.maps);
-  return {200, translation_reply(sentence, pieces_of(translator.source_tokenizer, request.source),
-                                 1)};
+  return translation_reply(sentence, pieces_of(translator.source_tokenizer, request.source), 1);
 }
 
 // One step of the rows: each finished request answered, each other that streams its line.

@@ -15,23 +15,68 @@ nlohmann::json rounded(double value) {
   return std::round(value * 1e5) / 1e5;
 }
 
+// The JSON text of a string (escaped; a byte that is not UTF-8 replaced, never a throw).
+void append_string(std::string& out, const std::string& text) {
+  out += nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// rounded(value) as JSON text, written from the integer count of 1e-5: "0.58094", "-1.5",
+// "0.0", null. The text parses to the very double rounded() gives (n / 1e5, correctly rounded).
+void append_rounded(std::string& out, double value) {
+  if (!std::isfinite(value)) {
+    out += "null";
+    return;
+  }
+  if (std::abs(value) >= 1e12) {  // past what the count below holds exactly
+    out += rounded(value).dump();
+    return;
+  }
+  const long long count = std::llround(value * 1e5);
+  if (count < 0) out += '-';
+  const unsigned long long magnitude = static_cast<unsigned long long>(count < 0 ? -count : count);
+  out += std::to_string(magnitude / 100000);
+  out += '.';
+  char decimals[6] = "00000";
+  for (int i = 4, rest = static_cast<int>(magnitude % 100000); i >= 0; --i, rest /= 10)
+    decimals[i] = static_cast<char>('0' + rest % 10);
+  int kept = 5;
+  while (kept > 1 && decimals[kept - 1] == '0') --kept;
+  out.append(decimals, static_cast<std::size_t>(kept));
+}
+
+template <typename Item, typename Write>
+void append_list(std::string& out, const std::vector<Item>& items, Write write) {
+  out += '[';
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    write(out, items[i]);
+  }
+  out += ']';
+}
+
+void append_strings(std::string& out, const std::vector<std::string>& texts) {
+  append_list(out, texts, append_string);
+}
+
 // [heads][queries][keys] as nested arrays, a masked (non-finite) cell as null.
-nlohmann::json head_matrices(const Tensor& values_tensor) {
+void append_head_matrices(std::string& out, const Tensor& values_tensor) {
   const std::vector<double> values = values_tensor.contiguous().to_vector();
   const int64_t heads = values_tensor.size(0), rows = values_tensor.size(1),
                 columns = values_tensor.size(2);
-  nlohmann::json head_list = nlohmann::json::array();
+  out += '[';
   for (int64_t h = 0; h < heads; ++h) {
-    nlohmann::json matrix = nlohmann::json::array();
+    out += h > 0 ? ",[" : "[";
     for (int64_t r = 0; r < rows; ++r) {
-      nlohmann::json row = nlohmann::json::array();
-      for (int64_t c = 0; c < columns; ++c)
-        row.push_back(rounded(values[(h * rows + r) * columns + c]));
-      matrix.push_back(std::move(row));
+      out += r > 0 ? ",[" : "[";
+      for (int64_t c = 0; c < columns; ++c) {
+        if (c > 0) out += ',';
+        append_rounded(out, values[(h * rows + r) * columns + c]);
+      }
+      out += ']';
     }
-    head_list.push_back(std::move(matrix));
+    out += ']';
   }
-  return head_list;
+  out += ']';
 }
 
 void check_shape(const std::string& name, const std::string& what, const Tensor& values,
@@ -47,27 +92,39 @@ void check_shape(const std::string& name, const std::string& what, const Tensor&
         ")");
 }
 
-nlohmann::json map_data(const AttentionMap& map) {
+void append_map(std::string& out, const AttentionMap& map) {
   const std::string name = map.kind + ", layer " + std::to_string(map.layer);
   check_shape(name, "weights", map.weights, map);
-  nlohmann::json data = {{"kind", map.kind},
-                         {"layer", map.layer},
-                         {"queries", map.query_tokens},
-                         {"keys", map.key_tokens},
-                         {"heads", head_matrices(map.weights)}};
+  if (map.scores.defined()) check_shape(name, "scores", map.scores, map);
+  if (!map.output_tokens.empty() && map.output_tokens.size() != map.query_tokens.size())
+    throw std::invalid_argument("explorer::page_data: " + name + ": " +
+                                std::to_string(map.output_tokens.size()) + " output tokens for " +
+                                std::to_string(map.query_tokens.size()) + " query rows");
+  out += "{\"kind\":";
+  append_string(out, map.kind);
+  out += ",\"layer\":" + std::to_string(map.layer) + ",\"queries\":";
+  append_strings(out, map.query_tokens);
+  out += ",\"keys\":";
+  append_strings(out, map.key_tokens);
+  out += ",\"heads\":";
+  append_head_matrices(out, map.weights);
   if (map.scores.defined()) {
-    check_shape(name, "scores", map.scores, map);
-    data["scores"] = head_matrices(map.scores);
+    out += ",\"scores\":";
+    append_head_matrices(out, map.scores);
   }
   if (!map.output_tokens.empty()) {
-    if (map.output_tokens.size() != map.query_tokens.size())
-      throw std::invalid_argument("explorer::page_data: " + name + ": " +
-                                  std::to_string(map.output_tokens.size()) +
-                                  " output tokens for " +
-                                  std::to_string(map.query_tokens.size()) + " query rows");
-    data["outputs"] = map.output_tokens;
+    out += ",\"outputs\":";
+    append_strings(out, map.output_tokens);
   }
-  return data;
+  out += '}';
+}
+
+void append_choice(std::string& out, const Alternative& choice) {
+  out += "{\"piece\":";
+  append_string(out, choice.piece);
+  out += ",\"probability\":";
+  append_rounded(out, choice.probability);
+  out += '}';
 }
 
 nlohmann::json chart_data(const Chart& chart) {
@@ -87,29 +144,40 @@ nlohmann::json chart_data(const Chart& chart) {
 
 }  // namespace
 
-nlohmann::json sentence_data(const Sentence& sentence) {
-  nlohmann::json maps = nlohmann::json::array();
-  for (const AttentionMap& map : sentence.maps) maps.push_back(map_data(map));
-  nlohmann::json data = {{"name", sentence.name}, {"maps", std::move(maps)}};
-  if (!sentence.translation.empty() || !sentence.output_pieces.empty())
-    data["translation"] = sentence.translation;
-  if (!sentence.output_pieces.empty()) data["output_pieces"] = sentence.output_pieces;
-  if (!sentence.alternatives.empty()) {
-    if (sentence.alternatives.size() != sentence.output_pieces.size())
-      throw std::invalid_argument("explorer::page_data: " + sentence.name + ": " +
-                                  std::to_string(sentence.alternatives.size()) +
-                                  " lists of alternatives for " +
-                                  std::to_string(sentence.output_pieces.size()) + " output pieces");
-    nlohmann::json positions = nlohmann::json::array();
-    for (const auto& position : sentence.alternatives) {
-      nlohmann::json choices = nlohmann::json::array();
-      for (const Alternative& choice : position)
-        choices.push_back({{"piece", choice.piece}, {"probability", rounded(choice.probability)}});
-      positions.push_back(std::move(choices));
-    }
-    data["alternatives"] = std::move(positions);
+std::string alternatives_json(const std::vector<std::vector<Alternative>>& alternatives) {
+  std::string out;
+  append_list(out, alternatives, [](std::string& text, const std::vector<Alternative>& position) {
+    append_list(text, position, append_choice);
+  });
+  return out;
+}
+
+std::string sentence_json(const Sentence& sentence) {
+  if (!sentence.alternatives.empty() &&
+      sentence.alternatives.size() != sentence.output_pieces.size())
+    throw std::invalid_argument("explorer::page_data: " + sentence.name + ": " +
+                                std::to_string(sentence.alternatives.size()) +
+                                " lists of alternatives for " +
+                                std::to_string(sentence.output_pieces.size()) + " output pieces");
+  std::string out = "{\"name\":";
+  append_string(out, sentence.name);
+  out += ",\"maps\":";
+  append_list(out, sentence.maps, append_map);
+  if (!sentence.translation.empty() || !sentence.output_pieces.empty()) {
+    out += ",\"translation\":";
+    append_string(out, sentence.translation);
   }
-  return data;
+  if (!sentence.output_pieces.empty()) {
+    out += ",\"output_pieces\":";
+    append_strings(out, sentence.output_pieces);
+  }
+  if (!sentence.alternatives.empty()) out += ",\"alternatives\":" + alternatives_json(sentence.alternatives);
+  out += '}';
+  return out;
+}
+
+nlohmann::json sentence_data(const Sentence& sentence) {
+  return nlohmann::json::parse(sentence_json(sentence));
 }
 
 nlohmann::json page_data(const Page& page) {

@@ -79,8 +79,15 @@ struct Page {
 // differ in length.
 nlohmann::json page_data(const Page& page);
 
-// One sentence as page_data writes it (the live server answers with it too).
+// One sentence as page_data writes it (the live servers answer with it too), as JSON text:
+// written straight into a string, without a tree of nodes (a sentence's maps are thousands of
+// numbers, and a server writes one per answer). sentence_data is that text parsed.
+std::string sentence_json(const Sentence& sentence);
 nlohmann::json sentence_data(const Sentence& sentence);
+
+// A sentence's alternatives ([position][{piece, probability}], probabilities rounded as the
+// maps) as JSON text, as sentence_json writes them.
+std::string alternatives_json(const std::vector<std::vector<Alternative>>& alternatives);
 
 // The whole HTML file: explorer.html with page_data(page) inside its data <script> element.
 std::string page_html(const Page& page);

@@ -13,6 +13,16 @@ Reply error_reply(int status, const std::string& reason) {
   return {status, {{"error", reason}}};
 }
 
+std::string reply_text(const Reply& reply) {
+  if (!reply.body_text.empty()) return reply.body_text;
+  // replace: a string that is not UTF-8 cannot make dump() throw on an HTTP thread.
+  return reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+nlohmann::json reply_json(const Reply& reply) {
+  return reply.body_text.empty() ? reply.body : nlohmann::json::parse(reply.body_text);
+}
+
 BatchQueue::BatchQueue(BatchFunction run, BatchOptions options)
     : run_(std::move(run)), options_(options) {
   for (std::size_t i = 0; i < std::max<std::size_t>(1, options_.model_threads); ++i)

@@ -25,11 +25,15 @@
 
 namespace atencion::examples::serve {
 
-// An HTTP answer: the status and a JSON body.
+// An HTTP answer: the status and a JSON body, as a tree or, for a large answer written
+// straight as text (the maps: explorer::sentence_json), as that text in body_text (body null).
 struct Reply {
   int status = 200;
   nlohmann::json body;
+  std::string body_text{};
 };
+std::string reply_text(const Reply& reply);     // the body as sent (non-UTF-8 bytes replaced)
+nlohmann::json reply_json(const Reply& reply);  // the body as a tree (body_text parsed)
 Reply error_reply(int status, const std::string& reason);  // {"error": reason}
 
 // What a batch function may send before it returns: a streamed request's partial result

@@ -117,7 +117,7 @@ class Stream {
       if (!newest_.empty()) {
         sending_.swap(newest_);
       } else if (final_.has_value() && !final_sent_) {
-        sending_ = dump_line(final_->body);
+        sending_ = reply_text(*final_) + "\n";
         final_sent_ = true;
       } else if (final_sent_) {
         return MHD_CONTENT_READER_END_OF_STREAM;
@@ -193,10 +193,8 @@ MHD_Result send(MHD_Connection* connection, int status, const std::string& text,
 }
 
 MHD_Result send_json(MHD_Connection* connection, const Reply& reply, bool close = false) {
-  // replace: a string that is not UTF-8 cannot make dump() throw on an HTTP thread.
-  return send(connection, reply.status,
-              reply.body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-              "application/json; charset=utf-8", close);
+  return send(connection, reply.status, reply_text(reply), "application/json; charset=utf-8",
+              close);
 }
 
 // The reader's piece size: libmicrohttpd asks for at most this much at a time.

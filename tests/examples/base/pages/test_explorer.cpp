@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <limits>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/pages/explorer.h"
 
@@ -94,4 +96,49 @@ TEST_CASE("explorer page_data: the scores before the softmax and a decoder row's
   map.output_tokens = {};
   map.scores = Tensor::from({0.0, 1.0, 2.0}).reshape({1, 1, 3});
   REQUIRE_THROWS_WITH(explorer::page_data(page), Contains("scores of shape [1, 1, 3]"));
+}
+
+TEST_CASE("explorer sentence_json: each number the double that rounding to 5 decimals gives, "
+          "written from its count of 1e-5",
+          "[explorer]") {
+  // Values around every way the text can go: whole, negative, tiny, halfway, large, masked.
+  std::vector<double> values = {0.0,      1.0,        -1.5,      0.580941,   0.000004,
+                                0.000005, 0.00001,    -0.000004, 0.99999999, 123.456789,
+                                -7.0e-5,  2.5e12,     -3.0e13,   0.1,        0.3};
+  uint64_t state = 12345;
+  while (values.size() < 3 * 4 * 50) {  // and many in (-2, 2), from a fixed generator
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    values.push_back(static_cast<double>(state >> 11) / 9007199254740992.0 * 4.0 - 2.0);
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  values[7 * 3] = nan;
+  values[7 * 3 + 1] = -std::numeric_limits<double>::infinity();
+  const Tensor weights = Tensor::from_vector(values, {4, 50, 3}, atencion::DType::Float64);
+  explorer::Sentence sentence{"s", {{"k", 0, weights, std::vector<std::string>(50, "q"),
+                                     {"a", "b", "c"}}}};
+  sentence.translation = "t";
+  sentence.output_pieces = {"▁t", "</s>"};
+  sentence.alternatives = {{{"▁t", 0.9876543}, {"x\"y", 0.0123457}}, {{"</s>", 1.0}}};
+  const std::string text = explorer::sentence_json(sentence);
+  CHECK(text.find("1e-05") == std::string::npos);  // written as 0.00001
+  CHECK_THAT(text, Contains("[0.0,1.0,-1.5]"));
+  CHECK_THAT(text, Contains("\"piece\":\"x\\\"y\",\"probability\":0.01235"));
+  const nlohmann::json data = nlohmann::json::parse(text);
+  const auto& heads = data.at("maps").at(0).at("heads");
+  for (int64_t h = 0; h < 4; ++h)
+    for (int64_t q = 0; q < 50; ++q)
+      for (int64_t k = 0; k < 3; ++k) {
+        const double value = values[(h * 50 + q) * 3 + k];
+        const auto& cell = heads.at(h).at(q).at(k);
+        CAPTURE(h, q, k, value);
+        if (!std::isfinite(value))
+          CHECK(cell.is_null());
+        else
+          CHECK(cell.get<double>() == std::round(value * 1e5) / 1e5);  // the readable rounding
+      }
+  CHECK(data.at("alternatives").at(0).at(0).at("probability").get<double>() == 0.98765);
+  CHECK(data.at("output_pieces") == nlohmann::json({"▁t", "</s>"}));
+  CHECK(explorer::sentence_data(sentence) == data);
+  CHECK(nlohmann::json::parse(explorer::alternatives_json(sentence.alternatives)) ==
+        data.at("alternatives"));
 }

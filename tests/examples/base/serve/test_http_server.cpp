@@ -240,15 +240,15 @@ TEST_CASE("serve: a batch answered in length-sorted sub-batches and continuous r
     if (request == kSentences.size() || requests[request].at("beam") == 1) {
       // Blank, or the continuous rows (answered as each ends): the answer alone, maps and all,
       // bit for bit.
-      CHECK(reply.body == alone.body);
-      CHECK(reply.body.contains("sentence") == requests[request].value("details", false));
+      CHECK(serve::reply_json(reply) == serve::reply_json(alone));
+      CHECK(serve::reply_json(reply).contains("sentence") == requests[request].value("details", false));
       continue;
     }
     // The maps of a padded batch equal the sentence's alone within float32's rounding
     // (tests/examples/serve/serve_maps.py); everything else is equal.
     for (const char* field : {"translation", "source_pieces", "output_pieces", "beam"})
-      CHECK(reply.body.at(field) == alone.body.at(field));
-    CHECK(reply.body.contains("sentence"));
+      CHECK(serve::reply_json(reply).at(field) == serve::reply_json(alone).at(field));
+    CHECK(serve::reply_json(reply).contains("sentence"));
     const size_t length = translator.source_tokenizer.encode(kSentences[request]).size();
     CHECK(length >= previous_length);  // the sub-batches: shortest first
     previous_length = length;
@@ -257,7 +257,8 @@ TEST_CASE("serve: a batch answered in length-sorted sub-batches and continuous r
   // Called without an answerer (not from the queue), the same replies come back as usual.
   const auto direct = translate::translate_requests(translator, requests, 64, {}, 2);
   for (const auto& [request, reply] : answered)
-    CHECK(direct[request].body.at("translation") == reply.body.at("translation"));
+    CHECK(serve::reply_json(direct[request]).at("translation") ==
+          serve::reply_json(reply).at("translation"));
 }
 
 namespace {
