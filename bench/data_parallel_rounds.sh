@@ -43,7 +43,8 @@ run() {
   "$@" train --out "$work/$name" --resume --steps "$to" --log-every "$steps" \
     --checkpoint-every 0 > "$work/$name.log" 2>&1 || { cat "$work/$name.log" >&2; exit 1; }
 }
-speed() { sed -n "s/^epoch [0-9]* step $to .* \([0-9]*\) tok\/s .*/\1/p" "$work/$1.log"; }
+# The rate of the progress line at step TO: tok/s (translator, GPT) or pieces/s (BERT).
+speed() { sed -n -E "s/^epoch [0-9]+ step $to .* ([0-9]+) (tok|pieces)\/s .*/\1/p" "$work/$1.log"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 
 printf '%-6s %8s %8s %6s %14s %6s  %s\n' round "1x1" "2x1" ratio "two copies" ratio \
