@@ -6,9 +6,9 @@
 // region waits for the scheduler to give the slowest thread its core back (a few milliseconds,
 // hundreds of times per training step). Here the caller and the workers take tasks from one
 // counter, and the caller waits only for the tasks already taken (tensor/threads.h). When even
-// that wait costs more than the workers save (a worker paused in the middle of a task), and the
-// pool has lately cost more than the caller alone, the caller runs the next jobs alone for a
-// while (detail::AloneSpell).
+// that wait costs more than the workers save (a worker paused in the middle of a task), the caller
+// runs the next jobs alone, for as long as alone is not slower than the pool was
+// (detail::AloneSpell).
 #include "tensor/threads.h"
 
 #include <immintrin.h>
@@ -115,7 +115,8 @@ class Pool {
 
  private:
   int64_t run_claimed();  // the number of tasks it ran
-  void run_alone(int64_t count, detail::TaskCall call, void* context);
+  void run_alone(int64_t count, detail::TaskCall call, void* context, double start,
+                 uint64_t kind);
   void worker();
   void wait_until_done(uint32_t count);
 
@@ -129,7 +130,7 @@ class Pool {
   std::atomic<int> seats_{0};            // workers still allowed to join it
   // The caller's own, under busy_; on cache lines of their own, away from the atomics above that
   // the workers read while they spin.
-  alignas(64) detail::PoolRecord record_;
+  alignas(64) detail::PooledTimes pooled_;
   detail::AloneSpell spell_;
 };
 
@@ -178,8 +179,9 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
     return;
   }
   const double start = clock_seconds();
+  const uint64_t kind = detail::job_kind(call, count);
   if (spell_.alone(start)) {  // the workers are not woken: they go to sleep
-    run_alone(count, call, context);
+    run_alone(count, call, context, start, kind);
     return;
   }
   for (; workers_ < threads - 1; ++workers_) std::thread([this] { worker(); }).detach();
@@ -196,18 +198,20 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
   const double worked = clock_seconds();
   wait_until_done(static_cast<uint32_t>(count));
   const double ended = clock_seconds();
-  if (own > 0)  // no estimate of alone without own tasks
-    record_.note(ended - start, (worked - start) * static_cast<double>(count) / own);
+  const double per_task = own > 0 ? (worked - start) / static_cast<double>(own) : -1;
+  pooled_.note(kind, {ended - start, per_task});
   if (detail::pool_cost_more(ended - worked, worked - start, own, count - own))
-    spell_.costly_wait(ended, record_);
+    spell_.costly_wait(ended);
 }
 
 // The same tasks in the same order as on one thread, so the same bits; nothing the workers read
 // is touched.
-void Pool::run_alone(int64_t count, detail::TaskCall call, void* context) {
+void Pool::run_alone(int64_t count, detail::TaskCall call, void* context, double start,
+                     uint64_t kind) {
   in_task = true;
   for (int64_t i = 0; i < count; ++i) call(context, i);
   in_task = false;
+  spell_.ran_alone(clock_seconds() - start, count, pooled_.figure(kind));
 }
 
 // Made once and never destroyed: its workers sleep until the process ends.
@@ -251,14 +255,55 @@ bool pool_cost_more(double waited, double worked, int64_t own_tasks, int64_t oth
   return waited * static_cast<double>(own_tasks) > worked * static_cast<double>(other_tasks);
 }
 
-void PoolRecord::note(double job, double alone) {
-  job_ += job;
-  alone_ += alone;
-  if (alone_ > kPoolWindow) job_ /= 2, alone_ /= 2;
+uint64_t job_kind(TaskCall call, int64_t count) {
+  const auto address = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(call));
+  return address ^ (static_cast<uint64_t>(count) << 40);
 }
 
-void AloneSpell::costly_wait(double now, const PoolRecord& record) {
-  if (record.cost_more()) until_ = now + kAloneMost;
+// The slot: the top bits of the kind times an odd constant, so that every bit of it counts.
+int PooledTimes::slot_of(uint64_t kind) {
+  static_assert(kJobKinds == 256);
+  return static_cast<int>((kind * 0x9e3779b97f4a7c15ULL) >> 56);
+}
+
+PoolFigure PooledTimes::figure(uint64_t kind) const {
+  const Slot& slot = slots_[slot_of(kind)];
+  return slot.kind == kind ? slot.figure : PoolFigure{};
+}
+
+void PooledTimes::note(uint64_t kind, PoolFigure ran) {
+  Slot& slot = slots_[slot_of(kind)];
+  PoolFigure& figure = slot.figure;
+  if (slot.kind != kind || figure.job < 0) {
+    slot = {kind, ran};
+    return;
+  }
+  figure.job += (ran.job - figure.job) / 4;
+  if (ran.task < 0) return;
+  figure.task = figure.task < 0 ? ran.task : figure.task + (ran.task - figure.task) / 4;
+}
+
+void AloneSpell::costly_wait(double now) {
+  until_ = now + kAloneMost;
+  alone_ = pooled_ = 0;
+  pairs_ = unpaired_ = 0;
+}
+
+bool AloneSpell::same_work(double took, int64_t tasks, PoolFigure pooled) const {
+  if (pooled.job < 0 || pooled.task <= 0 || tasks <= 0) return false;
+  const double per_task = took / static_cast<double>(tasks);
+  return per_task * kSameWork >= pooled.task && per_task <= pooled.task * kSameWork;
+}
+
+void AloneSpell::ran_alone(double took, int64_t tasks, PoolFigure pooled) {
+  if (!same_work(took, tasks, pooled)) {
+    if (++unpaired_ >= kJudgeAfter && unpaired_ > pairs_) until_ = -1e300;
+    return;
+  }
+  alone_ += took;
+  pooled_ += pooled.job;
+  if (++pairs_ >= kJudgeAfter && alone_ > pooled_) until_ = -1e300;
+  if (pairs_ % (kJudgeAfter * 8) == 0) alone_ /= 2, pooled_ /= 2;
 }
 
 void run_tasks(int64_t count, int threads, TaskCall call, void* context) {

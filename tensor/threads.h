@@ -52,7 +52,7 @@ void run_tasks(int64_t count, int threads, TaskCall call, void* context);
 // there runs on its own thread, since its caller already splits the work.
 bool in_parallel_task();
 
-// ---- the caller alone, only while the pool costs more ---------------------------------------
+// ---- the caller alone, kept only while it pays ---------------------------------------------
 // Lesson: docs/performance.md#the-main-command-beside-busy-loops
 // Beside busy programs the scheduler may pause a worker in the middle of a task for a whole time
 // slice (~5 ms) while the caller has nothing left but to wait for it. After each job the caller
@@ -63,37 +63,51 @@ bool in_parallel_task();
 inline constexpr double kLongWait = 1e-3;
 bool pool_cost_more(double waited, double worked, int64_t own_tasks, int64_t other_tasks);
 
-// What the pool delivered lately, over jobs of every kind and size alike: the wall time of its
-// jobs, waits included, against the time the caller would have taken to run them alone (its own
-// time per task in each job, times the job's tasks). Both sums are halved whenever the second
-// passes kPoolWindow seconds, so that they hold the last kPoolWindow / 2 to kPoolWindow of work
-// and follow a machine that changes. One costly wait on a quiet machine (a worker paused once
-// for a few milliseconds) is a small part of that; beside busy loops, where waits come one after
-// another, they add up past what the workers save.
-inline constexpr double kPoolWindow = 0.2;
-class PoolRecord {
+// What the pool delivered for each kind of job (its task function and task count): the wall
+// time of the job, waits included, and the caller's own time per task, each averaged over the
+// kind's recent runs (each new one weighs a quarter). One task function may serve many shapes
+// (a product's chunks, say), so the time per task tells whether a job is the work the figure
+// was taken on. A table of kJobKinds slots; a kind that lands on a taken slot replaces it.
+struct PoolFigure {
+  double job = -1, task = -1;  // seconds; negative: none
+};
+inline constexpr int kJobKinds = 256;
+class PooledTimes {
  public:
-  void note(double job, double alone);  // seconds; alone: the caller's estimate
-  bool cost_more() const { return job_ > alone_; }
+  PoolFigure figure(uint64_t kind) const;  // negative times when the kind has none
+  void note(uint64_t kind, PoolFigure ran);
 
  private:
-  double job_ = 0, alone_ = 0;
+  static int slot_of(uint64_t kind);
+  struct Slot {
+    uint64_t kind = 0;
+    PoolFigure figure;
+  };
+  Slot slots_[kJobKinds];
 };
+uint64_t job_kind(TaskCall call, int64_t count);
 
-// A spell of jobs on the caller alone, the workers asleep, for kAloneMost seconds: started after
-// a costly wait (pool_cost_more) when the record, that wait included, says the pool has lately
-// cost more than the caller alone. While it runs the pool notes nothing, so a spell has no
-// verdict of its own to wait for: it ends on the clock, and the pool's next jobs are measured
-// afresh. Times are seconds on any steady clock; the pool passes its own, tests made-up ones.
-inline constexpr double kAloneMost = 0.5;
+// A spell of jobs on the caller alone, the workers asleep. A costly wait starts one, for at most
+// kAloneMost seconds. While it runs, each job the caller runs alone is paired with the pool's
+// figure for its kind, when there is one and its time per task is within a factor of kSameWork
+// of the caller's alone (the same work). Once kJudgeAfter pairs are in and alone took longer in
+// sum, or once kJudgeAfter jobs could not be paired and they outnumber the pairs, the spell ends:
+// on a quiet machine, where a blip of another program paused a worker once, that is after a few
+// jobs. The sums are halved every kJudgeAfter · 8 pairs, so that the verdict follows a machine
+// that changes. Times are seconds on any steady clock; the pool passes its own, tests made-up ones.
+inline constexpr double kAloneMost = 0.5, kSameWork = 4;
+inline constexpr int kJudgeAfter = 4;
 class AloneSpell {
  public:
   bool alone(double now) const { return now < until_; }
-  // A job ended at `now` after a costly wait; `record` includes it.
-  void costly_wait(double now, const PoolRecord& record);
+  void costly_wait(double now);  // a costly wait ended at now: start (or restart) a spell
+  // A job of `tasks` tasks run alone took `took`; `pooled` is the pool's figure for its kind.
+  void ran_alone(double took, int64_t tasks, PoolFigure pooled);
 
  private:
-  double until_ = -1e300;
+  bool same_work(double took, int64_t tasks, PoolFigure pooled) const;
+  double until_ = -1e300, alone_ = 0, pooled_ = 0;
+  int pairs_ = 0, unpaired_ = 0;
 };
 
 }  // namespace detail

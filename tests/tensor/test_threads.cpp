@@ -116,51 +116,96 @@ TEST_CASE("pool_cost_more: a wait longer than the others' tasks would have taken
   CHECK_FALSE(detail::pool_cost_more(detail::kLongWait, 0.0, 1, 0));
 }
 
-TEST_CASE("PoolRecord: the pool's jobs against the caller alone, over the last window of work",
-          "[threads]") {
-  detail::PoolRecord record;
-  CHECK_FALSE(record.cost_more());  // nothing yet
-  // A quiet machine: two threads, each job half the caller's time alone (jobs of 0.5 ms to 5 ms,
-  // all alike: the record sums seconds, whatever the jobs' sizes).
-  for (int job = 0; job < 400; ++job)
-    record.note(job % 2 ? 0.25e-3 : 2.5e-3, job % 2 ? 0.5e-3 : 5e-3);
-  CHECK_FALSE(record.cost_more());
-  // One worker paused once for 12 ms in a job the caller would have run in 0.5 ms: a small part
-  // of the window, no more.
-  record.note(12.25e-3, 0.5e-3);
-  CHECK_FALSE(record.cost_more());
-  // Beside busy loops, waits one after another: they add up past what the workers save.
-  int jobs = 0;
-  while (!record.cost_more() && jobs < 1000) {
-    record.note(jobs % 4 == 3 ? 5e-3 : 0.5e-3, 1e-3);
-    ++jobs;
-  }
-  CHECK(record.cost_more());
-  // The machine turns quiet again: within a window of work the record follows it.
-  double work = 0;
-  while (record.cost_more() && work < 10 * detail::kPoolWindow) {
-    record.note(0.5e-3, 1e-3);
-    work += 1e-3;
-  }
-  CHECK_FALSE(record.cost_more());
-  CHECK(work <= detail::kPoolWindow);
+TEST_CASE("PooledTimes: a kind's first figure, then a quarter of each new one", "[threads]") {
+  detail::PooledTimes times;
+  auto task = [](void*, int64_t) {};
+  const uint64_t kind = detail::job_kind(task, 8);
+  CHECK(times.figure(kind).job < 0);
+  times.note(kind, {4e-3, 1e-3});
+  CHECK(times.figure(kind).job == 4e-3);
+  CHECK(times.figure(kind).task == 1e-3);
+  times.note(kind, {8e-3, 2e-3});
+  CHECK(times.figure(kind).job == 5e-3);
+  CHECK(times.figure(kind).task == 1.25e-3);
+  times.note(kind, {9e-3, -1});  // the caller ran no task: the time per task stays
+  CHECK(times.figure(kind).job == 6e-3);
+  CHECK(times.figure(kind).task == 1.25e-3);
+  // Another task count is another kind, with no figure yet.
+  CHECK(detail::job_kind(task, 16) != kind);
+  CHECK(times.figure(detail::job_kind(task, 16)).job < 0);
+  // A kind that lands on a taken slot replaces the one there.
+  uint64_t other = kind + 1;
+  while (times.figure(kind).job >= 0) times.note(++other, {1.0, 0.5});
+  CHECK(times.figure(other).job == 1.0);
 }
 
-TEST_CASE("AloneSpell: a costly wait starts a spell only when the pool has lately cost more",
+TEST_CASE("AloneSpell: a costly wait starts a spell that ends once alone is slower than the pool",
           "[threads]") {
   detail::AloneSpell spell;
-  detail::PoolRecord quiet, busy;
-  for (int job = 0; job < 100; ++job) quiet.note(1e-3, 2e-3);
-  for (int job = 0; job < 100; ++job) busy.note(3e-3, 2e-3);
+  const detail::PoolFigure pool{1e-3, 0.25e-3};  // 4 tasks: 0.25 ms each on the caller
   CHECK_FALSE(spell.alone(0.0));
-  spell.costly_wait(1.0, quiet);  // a blip of another program: the workers still pay
-  CHECK_FALSE(spell.alone(1.0));
-  spell.costly_wait(2.0, busy);
-  CHECK(spell.alone(2.0));
-  CHECK(spell.alone(2.0 + 0.99 * detail::kAloneMost));
-  CHECK_FALSE(spell.alone(2.0 + detail::kAloneMost));  // at most kAloneMost
-  // A spell that runs is not ended by a costly wait that starts none.
-  spell.costly_wait(3.0, busy);
-  spell.costly_wait(3.1, quiet);
-  CHECK(spell.alone(3.2));
+  spell.costly_wait(1.0);
+  CHECK(spell.alone(1.0));
+  CHECK(spell.alone(1.0 + 0.99 * detail::kAloneMost));
+  CHECK_FALSE(spell.alone(1.0 + detail::kAloneMost));  // at most kAloneMost
+
+  // A quiet machine's blip: each job alone takes 1.8 times the pool's. The verdict waits for
+  // kJudgeAfter pairs.
+  spell.costly_wait(2.0);
+  for (int pair = 1; pair < detail::kJudgeAfter; ++pair) {
+    spell.ran_alone(1.8e-3, 4, pool);
+    CHECK(spell.alone(2.01));
+  }
+  spell.ran_alone(1.8e-3, 4, pool);
+  CHECK_FALSE(spell.alone(2.01));
+
+  // Beside busy loops: alone 1.2 ms against the pool's 1.5 ms (its waits for a paused worker
+  // included), the spell runs to its end.
+  const detail::PoolFigure busy{1.5e-3, 0.3e-3};
+  spell.costly_wait(3.0);
+  for (int pair = 0; pair < 100; ++pair) spell.ran_alone(1.2e-3, 4, busy);
+  CHECK(spell.alone(3.0 + 0.99 * detail::kAloneMost));
+
+  // The machine turns quiet in the middle: the sums, halved as the pairs go by, follow it.
+  spell.costly_wait(4.0);
+  for (int pair = 0; pair < 100; ++pair) spell.ran_alone(1.2e-3, 4, busy);
+  int pairs = 0;
+  while (spell.alone(4.01) && pairs < 1000) {
+    spell.ran_alone(0.9e-3, 4, {0.5e-3, 0.2e-3});
+    ++pairs;
+  }
+  CHECK_FALSE(spell.alone(4.01));
+  CHECK(pairs < 8 * detail::kJudgeAfter);
+
+  // A new costly wait starts afresh: the old sums are forgotten.
+  spell.costly_wait(5.0);
+  spell.ran_alone(1e-3, 4, pool);
+  CHECK(spell.alone(5.01));
+}
+
+TEST_CASE("AloneSpell: jobs it cannot set against the pool's end a spell once they outnumber pairs",
+          "[threads]") {
+  detail::AloneSpell spell;
+  const detail::PoolFigure pool{2e-3, 0.5e-3};
+  // No figure, or a figure taken on other work (a time per task over kSameWork times apart).
+  const detail::PoolFigure none{}, bigger{40e-3, 0.5e-3 * detail::kSameWork * 1.1};
+  spell.costly_wait(1.0);
+  for (int job = 1; job < detail::kJudgeAfter; ++job) {
+    spell.ran_alone(1e-3, 4, job % 2 ? none : bigger);
+    CHECK(spell.alone(1.01));
+  }
+  spell.ran_alone(1e-3, 4, none);
+  CHECK_FALSE(spell.alone(1.01));
+  // Paired jobs that pay keep a spell through as many unpaired ones.
+  spell.costly_wait(2.0);
+  for (int job = 0; job < 10; ++job) spell.ran_alone(1e-3, 4, pool);
+  for (int job = 0; job < 10; ++job) spell.ran_alone(1e-3, 4, none);
+  CHECK(spell.alone(2.01));
+  spell.ran_alone(1e-3, 4, none);
+  CHECK_FALSE(spell.alone(2.01));
+  // A figure within kSameWork in either direction is the same work.
+  spell.costly_wait(3.0);
+  const detail::PoolFigure near{2e-3, 0.25e-3 * detail::kSameWork * 0.9};
+  for (int job = 0; job < 100; ++job) spell.ran_alone(1e-3, 4, near);
+  CHECK(spell.alone(3.01));
 }
