@@ -63,11 +63,12 @@ bool in_parallel_task();
 inline constexpr double kLongWait = 1e-3;
 bool pool_cost_more(double waited, double worked, int64_t own_tasks, int64_t other_tasks);
 
-// What the pool delivered for each kind of job (its task function and task count): the wall
-// time of the job, waits included, and the caller's own time per task, each averaged over the
-// kind's recent runs (each new one weighs a quarter). One task function may serve many shapes
-// (a product's chunks, say), so the time per task tells whether a job is the work the figure
-// was taken on. A table of kJobKinds slots; a kind that lands on a taken slot replaces it.
+// What the pool delivered for each kind of job (job_kind: its task function and task count; the
+// pool adds the size of a task, tensor/threads.cpp): the wall time of the job, waits included,
+// and the caller's own time per task, each averaged over the kind's recent runs (each new one
+// weighs a quarter). One task function may serve many shapes (a product's chunks, say), so the
+// time per task tells whether a job is the work the figure was taken on. A table of kJobKinds
+// slots; a kind that lands on a taken slot replaces it.
 struct PoolFigure {
   double job = -1, task = -1;  // seconds; negative: none
 };
