@@ -102,6 +102,15 @@ double clock_seconds() {
       .count();
 }
 
+// One task function serves many shapes (a product's chunks for every matrix of a model), so a
+// kind of job is its task function, its task count and the size of a task: the caller's time per
+// task, in octaves from 100 ns. Two shapes an octave apart are two kinds, and a job alone is set
+// against the pool's figure for jobs of its own size.
+uint64_t sized(uint64_t kind, double per_task) {
+  const double octave = std::floor(std::log2(std::max(per_task, 1e-7) / 1e-7));
+  return kind ^ (static_cast<uint64_t>(std::min(octave, 63.0)) << 32);
+}
+
 // ---- the pool ---------------------------------------------------------------------------
 // One job at a time: `count` tasks, claimed by compare-and-swap on state_ = count << 32 | next.
 // The job's count is in the same word as its next task, so a claim succeeds only on the job that
@@ -179,7 +188,7 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
     return;
   }
   const double start = clock_seconds();
-  const uint64_t kind = detail::job_kind(call, count);
+  const uint64_t kind = detail::job_kind(call, count);  // with its size once it has run
   if (spell_.alone(start)) {  // the workers are not woken: they go to sleep
     run_alone(count, call, context, start, kind);
     return;
@@ -198,10 +207,13 @@ void Pool::run(int64_t count, int threads, detail::TaskCall call, void* context)
   const double worked = clock_seconds();
   wait_until_done(static_cast<uint32_t>(count));
   const double ended = clock_seconds();
-  const double per_task = own > 0 ? (worked - start) / static_cast<double>(own) : -1;
-  pooled_.note(kind, {ended - start, per_task});
-  if (detail::pool_cost_more(ended - worked, worked - start, own, count - own))
-    spell_.costly_wait(ended);
+  if (detail::pool_cost_more(ended - worked, worked - start, own, count - own)) {
+    spell_.costly_wait(ended, ended - worked);  // the wait is the spell's credit, not the figure's
+    return;
+  }
+  if (own <= 0) return;  // no time per task: no size
+  const double per_task = (worked - start) / static_cast<double>(own);
+  pooled_.note(sized(kind, per_task), {ended - start, per_task});
 }
 
 // The same tasks in the same order as on one thread, so the same bits; nothing the workers read
@@ -211,7 +223,8 @@ void Pool::run_alone(int64_t count, detail::TaskCall call, void* context, double
   in_task = true;
   for (int64_t i = 0; i < count; ++i) call(context, i);
   in_task = false;
-  spell_.ran_alone(clock_seconds() - start, count, pooled_.figure(kind));
+  const double took = clock_seconds() - start;
+  spell_.ran_alone(took, count, pooled_.figure(sized(kind, took / static_cast<double>(count))));
 }
 
 // Made once and never destroyed: its workers sleep until the process ends.
@@ -283,9 +296,10 @@ void PooledTimes::note(uint64_t kind, PoolFigure ran) {
   figure.task = figure.task < 0 ? ran.task : figure.task + (ran.task - figure.task) / 4;
 }
 
-void AloneSpell::costly_wait(double now) {
+void AloneSpell::costly_wait(double now, double waited) {
   until_ = now + kAloneMost;
-  alone_ = pooled_ = 0;
+  alone_ = 0;
+  pooled_ = waited;
   pairs_ = unpaired_ = 0;
 }
 

@@ -63,11 +63,12 @@ bool in_parallel_task();
 inline constexpr double kLongWait = 1e-3;
 bool pool_cost_more(double waited, double worked, int64_t own_tasks, int64_t other_tasks);
 
-// What the pool delivered for each kind of job (its task function and task count): the wall
-// time of the job, waits included, and the caller's own time per task, each averaged over the
-// kind's recent runs (each new one weighs a quarter). One task function may serve many shapes
-// (a product's chunks, say), so the time per task tells whether a job is the work the figure
-// was taken on. A table of kJobKinds slots; a kind that lands on a taken slot replaces it.
+// What the pool delivered for each kind of job (job_kind: its task function and task count; the
+// pool adds the size of a task, tensor/threads.cpp): the wall time of the job, waits included,
+// and the caller's own time per task, each averaged over the kind's recent runs (each new one
+// weighs a quarter). One task function may serve many shapes (a product's chunks, say), so the
+// time per task tells whether a job is the work the figure was taken on. A table of kJobKinds
+// slots; a kind that lands on a taken slot replaces it.
 struct PoolFigure {
   double job = -1, task = -1;  // seconds; negative: none
 };
@@ -88,19 +89,24 @@ class PooledTimes {
 uint64_t job_kind(TaskCall call, int64_t count);
 
 // A spell of jobs on the caller alone, the workers asleep. A costly wait starts one, for at most
-// kAloneMost seconds. While it runs, each job the caller runs alone is paired with the pool's
-// figure for its kind, when there is one and its time per task is within a factor of kSameWork
-// of the caller's alone (the same work). Once kJudgeAfter pairs are in and alone took longer in
-// sum, or once kJudgeAfter jobs could not be paired and they outnumber the pairs, the spell ends:
-// on a quiet machine, where a blip of another program paused a worker once, that is after a few
-// jobs. The sums are halved every kJudgeAfter · 8 pairs, so that the verdict follows a machine
-// that changes. Times are seconds on any steady clock; the pool passes its own, tests made-up ones.
+// kAloneMost seconds, with that wait as its credit: the spell is worth it while what the jobs
+// alone cost beyond the pool's figures stays below the wait it avoids. The job that waited is
+// not noted in its kind's figure (PooledTimes), so that one long wait, which on a quiet machine
+// is a blip of another program, does not make the pool look slow for every job of the spell.
+// While it runs, each job the caller runs alone is paired with the pool's figure for its kind,
+// when there is one and its time per task is within a factor of kSameWork of the caller's alone
+// (the same work). Once kJudgeAfter pairs are in and alone took longer in sum than the pool's
+// figures and the credit, or once kJudgeAfter jobs could not be paired and they outnumber the
+// pairs, the spell ends. The sums are halved every kJudgeAfter · 8 pairs, so that the verdict
+// follows a machine that changes. Times are seconds on any steady clock; the pool passes its
+// own, tests made-up ones.
 inline constexpr double kAloneMost = 0.5, kSameWork = 4;
 inline constexpr int kJudgeAfter = 4;
 class AloneSpell {
  public:
   bool alone(double now) const { return now < until_; }
-  void costly_wait(double now);  // a costly wait ended at now: start (or restart) a spell
+  // A costly wait of `waited` ended at now: start (or restart) a spell.
+  void costly_wait(double now, double waited);
   // A job of `tasks` tasks run alone took `took`; `pooled` is the pool's figure for its kind.
   void ran_alone(double took, int64_t tasks, PoolFigure pooled);
 

@@ -144,14 +144,14 @@ TEST_CASE("AloneSpell: a costly wait starts a spell that ends once alone is slow
   detail::AloneSpell spell;
   const detail::PoolFigure pool{1e-3, 0.25e-3};  // 4 tasks: 0.25 ms each on the caller
   CHECK_FALSE(spell.alone(0.0));
-  spell.costly_wait(1.0);
+  spell.costly_wait(1.0, 0.0);
   CHECK(spell.alone(1.0));
   CHECK(spell.alone(1.0 + 0.99 * detail::kAloneMost));
   CHECK_FALSE(spell.alone(1.0 + detail::kAloneMost));  // at most kAloneMost
 
   // A quiet machine's blip: each job alone takes 1.8 times the pool's. The verdict waits for
   // kJudgeAfter pairs.
-  spell.costly_wait(2.0);
+  spell.costly_wait(2.0, 0.0);
   for (int pair = 1; pair < detail::kJudgeAfter; ++pair) {
     spell.ran_alone(1.8e-3, 4, pool);
     CHECK(spell.alone(2.01));
@@ -162,12 +162,12 @@ TEST_CASE("AloneSpell: a costly wait starts a spell that ends once alone is slow
   // Beside busy loops: alone 1.2 ms against the pool's 1.5 ms (its waits for a paused worker
   // included), the spell runs to its end.
   const detail::PoolFigure busy{1.5e-3, 0.3e-3};
-  spell.costly_wait(3.0);
+  spell.costly_wait(3.0, 0.0);
   for (int pair = 0; pair < 100; ++pair) spell.ran_alone(1.2e-3, 4, busy);
   CHECK(spell.alone(3.0 + 0.99 * detail::kAloneMost));
 
   // The machine turns quiet in the middle: the sums, halved as the pairs go by, follow it.
-  spell.costly_wait(4.0);
+  spell.costly_wait(4.0, 0.0);
   for (int pair = 0; pair < 100; ++pair) spell.ran_alone(1.2e-3, 4, busy);
   int pairs = 0;
   while (spell.alone(4.01) && pairs < 1000) {
@@ -178,9 +178,31 @@ TEST_CASE("AloneSpell: a costly wait starts a spell that ends once alone is slow
   CHECK(pairs < 8 * detail::kJudgeAfter);
 
   // A new costly wait starts afresh: the old sums are forgotten.
-  spell.costly_wait(5.0);
+  spell.costly_wait(5.0, 0.0);
   spell.ran_alone(1e-3, 4, pool);
   CHECK(spell.alone(5.01));
+}
+
+TEST_CASE("AloneSpell: the wait that started a spell is its credit against the pool's figures",
+          "[threads]") {
+  detail::AloneSpell spell;
+  const detail::PoolFigure pool{1e-3, 0.25e-3};
+  // Each job alone costs 0.8 ms more than the pool's: a 5 ms wait pays for 6 of them, not 7.
+  spell.costly_wait(1.0, 5e-3);
+  for (int pair = 0; pair < 6; ++pair) spell.ran_alone(1.8e-3, 4, pool);
+  CHECK(spell.alone(1.01));
+  spell.ran_alone(1.8e-3, 4, pool);
+  CHECK_FALSE(spell.alone(1.01));
+  // A 1 ms wait: the verdict still waits for kJudgeAfter pairs, then ends the spell.
+  spell.costly_wait(2.0, 1e-3);
+  for (int pair = 1; pair < detail::kJudgeAfter; ++pair) spell.ran_alone(1.8e-3, 4, pool);
+  CHECK(spell.alone(2.01));
+  spell.ran_alone(1.8e-3, 4, pool);
+  CHECK_FALSE(spell.alone(2.01));
+  // Alone faster than the pool: the credit only adds to what the spell has won.
+  spell.costly_wait(3.0, 1e-3);
+  for (int pair = 0; pair < 100; ++pair) spell.ran_alone(0.9e-3, 4, pool);
+  CHECK(spell.alone(3.0 + 0.99 * detail::kAloneMost));
 }
 
 TEST_CASE("AloneSpell: jobs it cannot set against the pool's end a spell once they outnumber pairs",
@@ -189,7 +211,7 @@ TEST_CASE("AloneSpell: jobs it cannot set against the pool's end a spell once th
   const detail::PoolFigure pool{2e-3, 0.5e-3};
   // No figure, or a figure taken on other work (a time per task over kSameWork times apart).
   const detail::PoolFigure none{}, bigger{40e-3, 0.5e-3 * detail::kSameWork * 1.1};
-  spell.costly_wait(1.0);
+  spell.costly_wait(1.0, 0.0);
   for (int job = 1; job < detail::kJudgeAfter; ++job) {
     spell.ran_alone(1e-3, 4, job % 2 ? none : bigger);
     CHECK(spell.alone(1.01));
@@ -197,14 +219,14 @@ TEST_CASE("AloneSpell: jobs it cannot set against the pool's end a spell once th
   spell.ran_alone(1e-3, 4, none);
   CHECK_FALSE(spell.alone(1.01));
   // Paired jobs that pay keep a spell through as many unpaired ones.
-  spell.costly_wait(2.0);
+  spell.costly_wait(2.0, 0.0);
   for (int job = 0; job < 10; ++job) spell.ran_alone(1e-3, 4, pool);
   for (int job = 0; job < 10; ++job) spell.ran_alone(1e-3, 4, none);
   CHECK(spell.alone(2.01));
   spell.ran_alone(1e-3, 4, none);
   CHECK_FALSE(spell.alone(2.01));
   // A figure within kSameWork in either direction is the same work.
-  spell.costly_wait(3.0);
+  spell.costly_wait(3.0, 0.0);
   const detail::PoolFigure near{2e-3, 0.25e-3 * detail::kSameWork * 0.9};
   for (int job = 0; job < 100; ++job) spell.ran_alone(1e-3, 4, near);
   CHECK(spell.alone(3.01));
