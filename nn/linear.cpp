@@ -60,7 +60,7 @@ Variable Linear::forward(const Variable& x) const {
 
 Variable Linear::times_weight_transposed(const Variable& x) const {
   if (bfloat16_weight_) return Variable(matmul_bfloat16(x.value(), *bfloat16_weight_));
-  // The panels, while W is the one they were made from: one row read from panels of 16, more
+  // The panels, while W is the one they were made from: one row read from panels of 32, more
   // rows by gemm()'s product from panels of its kernel's width (it then packs no W of its own).
   if (packed_weight_ && in_features_ > 0 && packed_from_.lock() == weight.value().storage() &&
       matmul_packed_reads(*packed_weight_, x.value().numel() / in_features_))

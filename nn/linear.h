@@ -20,12 +20,12 @@
 // the layer is one model whichever copy a product reads.
 //
 // Packed weights (inference, float32; docs/performance.md#one-row-products): use_packed_weight()
-// copies W into panels of 16 rows (tensor/packed_rows.h), a second copy of W's bytes; forward()
-// of one row (decoding a token) then reads the panels, one stream instead of 16, with the bits
+// copies W into panels of 32 rows (tensor/packed_rows.h), a second copy of W's bytes; forward()
+// of one row (decoding a token) then reads the panels, one stream instead of 32, with the bits
 // of the product with W; more rows (a batch decoding a token each) too, where gemm()'s kernel
-// packs W into panels of 16 as they are (AVX2): packed once, not at every call, same bits
-// (matmul_packed). use_packed_weight(gemm_panel_rows()) packs for many rows on any kernel (32
-// rows a panel with AVX-512's), and one row then reads W. Whatever the panels do not serve
+// packs W into panels of 32 as they are (AVX-512): packed once, not at every call, same bits
+// (matmul_packed). use_packed_weight(gemm_panel_rows()) packs for many rows on any kernel (16
+// rows a panel with AVX2's), and one row then reads W unless those are panels of 32. Whatever the panels do not serve
 // reads W as before. Also for inference only: with the graph on, forward() is refused, so that
 // no optimizer step changes W behind the copy.
 #pragma once

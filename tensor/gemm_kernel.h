@@ -69,7 +69,7 @@ void generic_kernel(MicroKernel<float>& out);
 void avx2_row_product(const GemmShape& s, const float* a, const float* b, float* c,
                       bool accumulate, int64_t kc, int64_t col_begin, int64_t col_end);
 void generic_kernel(MicroKernel<double>& out);
-// The same one-row product of Wᵀ with W [n, k] copied into panels of 16 rows
+// The same one-row product of Wᵀ with W [n, k] copied into panels of 32 rows
 // (tensor/packed_rows.h): panels [panel_begin, panel_end), a_step between A's values. The same
 // bits as avx2_row_product on W.
 void avx2_packed_row_product(int64_t k, const float* a, int64_t a_step, const float* panels,

@@ -149,57 +149,47 @@ ATENCION_AVX2_TARGET void row_times_bt(const GemmShape& s, const float* a, int64
   }
 }
 
-// Step p of a float32 panel (tensor/packed_rows.h) as the floats of its outputs 0-7 (`low`) and
-// 8-15 (`high`).
-ATENCION_AVX2_TARGET inline void load_step(const float* panel, int64_t p, __m256& low,
-                                           __m256& high) {
-  low = _mm256_load_ps(panel + 16 * p);
-  high = _mm256_load_ps(panel + 16 * p + 8);
-}
-
-// Panels r .. r + PANELS - 1 of W in panels of 16 rows, each read as one stream, a step of 16
-// weights at a time (load_step); per block of kc steps, the outputs 0-7 and 8-15 of each panel
-// summed in their own chain of fused multiply-adds, each output's sum in the order row_times_bt
-// gives it. Rows past n are zeros in the panel: summed, never stored.
-template <int PANELS>
-ATENCION_AVX2_TARGET inline void sum_panels(int64_t k, const float* a, int64_t a_step,
-                                            const float* panels, int64_t n, float* c,
-                                            bool accumulate, int64_t kc, int64_t r) {
+// One float32 panel of 32 rows (tensor/packed_rows.h), `outputs` of them real (the rest zeros:
+// summed, never stored): one stream, 128 bytes a step, its 32 weights the outputs 0-7, 8-15,
+// 16-23 and 24-31 of the panel. Per block of kc steps, four chains of fused multiply-adds, one
+// per group of 8 outputs, each output's sum in the order row_times_bt gives it. One stream
+// rather than two panels of 16 read side by side: a core reads one stream faster than two
+// (docs/performance.md#one-row-products), and four chains keep the multiply-adds' latency from
+// holding back the reads.
+ATENCION_AVX2_TARGET void sum_float_panel(int64_t k, const float* a, int64_t a_step,
+                                          const float* panel, int64_t outputs, float* c,
+                                          bool accumulate, int64_t kc) {
+  constexpr int kGroups = 4;  // PackedRows::kPanelRows / 8
   for (int64_t pc = 0; pc < k; pc += kc) {
     const int64_t block_end = std::min(k, pc + kc);
-    __m256 low[PANELS], high[PANELS];
-    for (int q = 0; q < PANELS; ++q) low[q] = high[q] = _mm256_setzero_ps();
-    for (int64_t p = pc; p < block_end; ++p) {
+    __m256 sums[kGroups];
+    for (int g = 0; g < kGroups; ++g) sums[g] = _mm256_setzero_ps();
+    const float* step = panel + 8 * kGroups * pc;
+    for (int64_t p = pc; p < block_end; ++p, step += 8 * kGroups) {
       const __m256 a_value = _mm256_broadcast_ss(a + p * a_step);
-#pragma GCC unroll 2
-      for (int q = 0; q < PANELS; ++q) {
-        __m256 w_low, w_high;
-        load_step(panels + (r + q) * 16 * k, p, w_low, w_high);
-        low[q] = _mm256_fmadd_ps(a_value, w_low, low[q]);
-        high[q] = _mm256_fmadd_ps(a_value, w_high, high[q]);
-      }
+#pragma GCC unroll 4
+      for (int g = 0; g < kGroups; ++g)
+        sums[g] = _mm256_fmadd_ps(a_value, _mm256_load_ps(step + 8 * g), sums[g]);
     }
     const bool add = accumulate || pc > 0;
-    for (int q = 0; q < PANELS; ++q) {
-      const int64_t j = 16 * (r + q);
-      store_lanes(c + j, low[q], static_cast<int>(std::min<int64_t>(8, n - j)), add);
-      if (j + 8 < n)
-        store_lanes(c + j + 8, high[q], static_cast<int>(std::min<int64_t>(8, n - j - 8)), add);
+#pragma GCC unroll 4
+    for (int g = 0; g < kGroups; ++g) {
+      const int64_t j = 8 * g;
+      if (j < outputs)
+        store_lanes(c + j, sums[g], static_cast<int>(std::min<int64_t>(8, outputs - j)), add);
     }
   }
 }
 
-// Panels [first, last) of n outputs, two at a time: four independent chains rather than two, so
-// that the multiply-adds' latency (a step of a chain waits for the one before) does not hold
-// back the reads (measured, one thread, a 463 MB W: 12 GB of float32 a CPU second against 9
-// with one panel at a time). Each output's sum is unchanged.
+// float32 panels [first, last) of n outputs, one at a time.
 ATENCION_AVX2_TARGET void panels_times_row(int64_t k, const float* a, int64_t a_step,
                                            const float* panels, int64_t n, float* c,
                                            bool accumulate, int64_t kc, int64_t first,
                                            int64_t last) {
-  int64_t r = first;
-  for (; r + 2 <= last; r += 2) sum_panels<2>(k, a, a_step, panels, n, c, accumulate, kc, r);
-  if (r < last) sum_panels<1>(k, a, a_step, panels, n, c, accumulate, kc, r);
+  constexpr int64_t rows = 32;  // PackedRows::kPanelRows
+  for (int64_t r = first; r < last; ++r)
+    sum_float_panel(k, a, a_step, panels + r * rows * k, std::min(rows, n - r * rows),
+                    c + r * rows, accumulate, kc);
 }
 
 // One bfloat16 panel of 64 rows (tensor/bfloat16_matrix.h), `outputs` of them real (the rest

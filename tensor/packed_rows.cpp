@@ -1,4 +1,4 @@
-// tensor/packed_rows.cpp — W in panels of 16 rows, and the one-row product that reads them (see
+// tensor/packed_rows.cpp — W in panels of 32 rows, and the one-row product that reads them (see
 // tensor/packed_rows.h). Lesson: docs/performance.md#one-row-products
 #include "tensor/packed_rows.h"
 
@@ -68,7 +68,7 @@ void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float*
                      bool accumulate) {
   if (w.panel_rows() != kPanelRows)
     throw std::logic_error("gemm_packed_row: W's panels are of " + std::to_string(w.panel_rows()) +
-                           " rows; the one-row product reads panels of 16");
+                           " rows; the one-row product reads panels of 32");
   const int64_t n = w.rows(), k = w.cols();
   if (n <= 0) return;
   if (k <= 0) {

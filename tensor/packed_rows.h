@@ -1,21 +1,22 @@
-// tensor/packed_rows.h — a weight W [n, k] copied into panels of 16 rows, for y = x · Wᵀ with x
+// tensor/packed_rows.h — a weight W [n, k] copied into panels of 32 rows, for y = x · Wᵀ with x
 // of one row: what decoding a token computes in every layer, as fast as W can be read; or into
 // panels of gemm()'s width, for products of many rows that then pack no W of their own.
 // Lesson: docs/performance.md#one-row-products
 //
 // A linear layer stores W as [out, in]: the k values of one output are contiguous, and a
-// one-row product that sums 16 outputs at a time reads 16 rows at once, 16 streams k floats
+// one-row product that sums 32 outputs at a time reads 32 rows at once, 32 streams k floats
 // apart. Copied once into panels, W is one stream:
 //
-//   panel r, step p, lane i  =  W[16 r + i, p]       (i = 0 .. 15; rows past n are zeros)
+//   panel r, step p, lane i  =  W[32 r + i, p]       (i = 0 .. 31; rows past n are zeros)
 //
-// each panel 16 · k floats, 64-byte aligned, the panels one after the other. (With P rows a
-// panel, 16 above is P: gemm_panel_rows(), 32 with AVX-512's kernel, is what matmul_packed's
-// products of many rows read; the one-row product reads panels of 16 only.) The product reads
-// the panels in order, one 16-float line of W per step, and sums each output exactly as the
-// one-row product of gemm() does (tensor/gemm_row_avx2.cpp): blocks of kc steps, each summed
-// from zero in increasing p with one fused multiply-add per step, then stored or added to C. So
-// y has the bits of gemm() on W, at any number of threads (tests/tensor/test_packed_rows.cpp).
+// each panel 32 · k floats, 64-byte aligned, the panels one after the other. (With P rows a
+// panel, 32 above is P: gemm_panel_rows(), 16 with AVX2's kernel and 32 with AVX-512's, is what
+// matmul_packed's products of many rows read; the one-row product reads panels of 32 only, so on
+// a CPU with AVX-512 one copy serves both.) The product reads the panels in order, two 64-byte
+// lines of W per step, and sums each output exactly as the one-row product of gemm() does
+// (tensor/gemm_row_avx2.cpp): blocks of kc steps, each summed from zero in increasing p with one
+// fused multiply-add per step, then stored or added to C. So y has the bits of gemm() on W, at
+// any number of threads (tests/tensor/test_packed_rows.cpp).
 //
 // The copy is a second one: W itself stays where it is (gradients, products of more rows, the
 // checkpoint), and the panels take as many bytes again (GPT-2 small: about 500 MB more). It is
@@ -39,7 +40,7 @@ namespace atencion {
 
 class PackedRows {
  public:
-  static constexpr int64_t kPanelRows = 16;
+  static constexpr int64_t kPanelRows = 32;
 
   // `weight` [n, k] float32 (any strides): W copied into panels of `panel_rows` rows (1 to 64).
   // Throws std::invalid_argument naming the shape and dtype, or the panel rows, otherwise, and
@@ -69,7 +70,7 @@ void check_packed_rows_support(const std::string& operation,
 
 // C[0, j] (+)= sum_p a[p · a_step] · W[j, p] for j < n: one row of A (a_step 1, or lda for a
 // transposed A), the threads splitting the panels as gemm() splits a row's outputs. W's panels
-// of 16 rows (std::logic_error otherwise).
+// of 32 rows (std::logic_error otherwise).
 void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float* c,
                      bool accumulate);
 // The readable reference: each output's blocks summed in order with std::fma, the same bits.
@@ -78,7 +79,7 @@ void gemm_packed_row_reference(const float* a, int64_t a_step, const PackedRows&
 
 // x [..., k] float32 holding one row (every leading dim 1) -> y [..., n] = x · Wᵀ. Throws
 // std::invalid_argument naming both shapes otherwise, and std::logic_error when W's panels are
-// not of 16 rows.
+// not of 32 rows.
 Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight);
 
 // Products of more rows (a batch decoding a token, a sentence's positions) pack op(B) = Wᵀ into
@@ -86,7 +87,7 @@ Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight);
 // many rows as gemm()'s float kernel has columns (16 with AVX2's kernel, 32 with AVX-512's), so
 // such a product can read them instead.
 int64_t gemm_panel_rows();
-// True when matmul_packed reads `weight` for x of `rows` rows: one row from panels of 16, more
+// True when matmul_packed reads `weight` for x of `rows` rows: one row from panels of 32, more
 // from panels of gemm_panel_rows().
 bool matmul_packed_reads(const PackedRows& weight, int64_t rows);
 // x [..., k] float32, any number of rows -> y [..., n] = x · Wᵀ, with the bits of

@@ -82,7 +82,7 @@ class GPT : public nn::Module {
   bool uses_bfloat16_weights() const { return head_bfloat16_ != nullptr; }
 
   // Decoding in float32 at the speed W is read (docs/performance.md#one-row-products): every
-  // Linear's weight and the tied token embedding copied into panels of 16 rows
+  // Linear's weight and the tied token embedding copied into panels of 32 rows
   // (nn::Linear::use_packed_weight, tensor/packed_rows.h), which a forward of one position of
   // one sequence reads as one stream, with the same bits; longer inputs read the weights as
   // before. A second copy of the weight matrices (GPT-2 small: about 500 MB more); forward under

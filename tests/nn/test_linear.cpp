@@ -155,7 +155,7 @@ TEST_CASE("Linear: a bfloat16 weight is for inference and refused with LoRA or f
 
 // Packed weights: under NoGradGuard, a forward of one row reads W's panels (tensor/packed_rows.h)
 // and gives the bits of the product with W; more rows too where gemm()'s kernel packs W into
-// panels of 16 (AVX2), and read W elsewhere. A W replaced afterwards (a load) is read itself, not
+// panels of 32 (AVX-512), and read W elsewhere. A W replaced afterwards (a load) is read itself, not
 // the copy made before.
 TEST_CASE("Linear: a packed weight gives the bits of W on one row and on more",
           "[linear][packed_rows]") {
@@ -187,7 +187,7 @@ TEST_CASE("Linear: a packed weight gives the bits of W on one row and on more",
 }
 
 // Packed for gemm()'s kernel (what the translator's batches use): more rows read the panels on
-// any kernel (16 or 32 rows a panel), one row reads W unless the panels are of 16 rows.
+// any kernel (16 or 32 rows a panel), one row reads W unless the panels are of 32 rows.
 TEST_CASE("Linear: a weight packed for gemm's kernel gives the bits of W on many rows",
           "[linear][packed_rows]") {
   if (!cpu_features().avx2 || !cpu_features().fma) return;

@@ -1,4 +1,4 @@
-// tests/tensor/test_packed_rows.cpp — W copied into panels of 16 rows and the products that
+// tests/tensor/test_packed_rows.cpp — W copied into panels of 32 rows and the products that
 // read them (tensor/packed_rows.cpp): the layout; the bits of gemm()'s one-row product on W and
 // of the readable reference, at 1 and 2 threads; products of many rows with the bits of matmul on
 // W; the shapes; the refusal on a CPU without AVX2 and FMA.
@@ -33,10 +33,12 @@ constexpr float kSentinel = 777.0f;  // past C's n outputs: never written
 
 }  // namespace
 
-TEST_CASE("PackedRows: panel r holds W[16 r + i, p] at step p, lane i, zeros past the last row",
+TEST_CASE("PackedRows: panel r holds W[32 r + i, p] at step p, lane i, zeros past the last row",
           "[gemm][packed_rows]") {
   if (!cpu_packs()) return;  // refused there (the test below)
-  const int64_t n = 21, k = 5;
+  constexpr int64_t P = PackedRows::kPanelRows;
+  REQUIRE(P == 32);
+  const int64_t n = 37, k = 5;
   const Tensor w = Tensor::from_vector(uniform_values(n * k, 3), {n, k});
   const PackedRows packed(w.t().contiguous().t());  // W read through its strides
   REQUIRE(packed.rows() == n);
@@ -45,22 +47,23 @@ TEST_CASE("PackedRows: panel r holds W[16 r + i, p] at step p, lane i, zeros pas
   for (int64_t j = 0; j < n; ++j)
     for (int64_t p = 0; p < k; ++p) {
       CHECK(packed.at(j, p) == w.data<float>()[j * k + p]);
-      CHECK(packed.panel(j / 16)[p * 16 + j % 16] == w.data<float>()[j * k + p]);
+      CHECK(packed.panel(j / P)[p * P + j % P] == w.data<float>()[j * k + p]);
     }
   for (int64_t p = 0; p < k; ++p)
-    for (int64_t i = n % 16; i < 16; ++i) CHECK(packed.panel(1)[p * 16 + i] == 0.0f);
+    for (int64_t i = n % P; i < P; ++i) CHECK(packed.panel(1)[p * P + i] == 0.0f);
   CHECK(reinterpret_cast<std::uintptr_t>(packed.panel(0)) % 64 == 0);
 }
 
 // One row of A (as stored, or transposed: a step of lda between its values), outputs n under
-// 16, odd, across 4-panel runs and a 50,257-like count, k under 8, not a multiple of 8, one kc
-// block (256) and several.
+// 32 and at it, odd, across 2-panel runs and a 50,257-like count, k under 8, not a multiple of
+// 8, one kc block (256) and several.
 TEST_CASE("gemm_packed_row: the bits of gemm's one-row product on W, at 1 and 2 threads",
           "[gemm][packed_rows][threads]") {
   if (!cpu_packs()) return;
   uint32_t seed = 10;
   for (const auto& [n, k] : std::vector<std::pair<int64_t, int64_t>>{
-           {1, 1}, {7, 5}, {16, 8}, {17, 771}, {129, 513}, {300, 1000}, {1001, 771}, {5, 256}})
+           {1, 1}, {7, 5}, {16, 8}, {17, 771}, {32, 9}, {33, 257}, {129, 513}, {300, 1000},
+           {1001, 771}, {5, 256}})
     for (bool trans_a : {false, true})
       for (bool accumulate : {false, true})
         for (int threads : {1, 2}) {
@@ -166,13 +169,13 @@ TEST_CASE("PackedRows: panels of P rows hold W, each product reads the width it 
     CHECK(wrong == 0);
     if (37 % rows != 0)  // the last panel's rows past W's last are zeros
       CHECK(packed.panel(packed.panels() - 1)[4 * rows + rows - 1] == 0.0f);
-    CHECK(matmul_packed_reads(packed, 1) == (rows == 16));
+    CHECK(matmul_packed_reads(packed, 1) == (rows == PackedRows::kPanelRows));
     CHECK(matmul_packed_reads(packed, 3) == (rows == gemm_panel_rows()));
   }
   const PackedRows odd(w, 24);  // a width neither product reads
   CHECK_THROWS_WITH(matmul_packed_row(Tensor::zeros({1, 5}), odd),
                     "gemm_packed_row: W's panels are of " + std::to_string(odd.panel_rows()) +
-                        " rows; the one-row product reads panels of 16");
+                        " rows; the one-row product reads panels of 32");
   CHECK_THROWS_WITH(matmul_packed(Tensor::zeros({3, 5}), odd),
                     Catch::Matchers::StartsWith("matmul_packed: W's panels are of " +
                                                 std::to_string(odd.panel_rows()) +
