@@ -49,6 +49,10 @@ done
   fail "rank 0 alone should report the checkpoints of steps 2 and 4" "$work/two.log"
 grep -q "^data parallel: 2 processes, communication .* hidden behind backward; " "$work/two.log" ||
   fail "no communication summary with the overlap" "$work/two.log"
+grep -q "^a step, on average: forward and loss [0-9.]* ms, backward [0-9.]* ms, waiting for the gradients [0-9.]* ms, clipping and update [0-9.]* ms$" "$work/two.log" ||
+  fail "no parts of a step with the wait for the gradients" "$work/two.log"
+grep -q "^a step, on average: forward and loss [0-9.]* ms, backward [0-9.]* ms, clipping and update [0-9.]* ms$" "$work/one.log" ||
+  fail "no parts of a step (1 process, no wait)" "$work/one.log"
 for file in model.safetensors optimizer.safetensors; do
   cmp "$work/two/step-00000004/$file" "$work/again/step-00000004/$file" ||
     fail "$file differs between two runs on 2 processes"

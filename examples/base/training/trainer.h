@@ -170,6 +170,7 @@ class Trainer {
   void report(double learning_rate, bool history_point);
   ProgressLine progress_line(const Interval& interval, double learning_rate) const;
   void say_summary() const;
+  std::string step_parts_line() const;
   void save();
   void record_evaluation();
   void evaluate_between();
@@ -210,6 +211,15 @@ class Trainer {
     Clock::time_point start;
   };
   Interval history_interval_, line_interval_;
+
+  // This run's seconds in each part of step() on this process, for the last lines: the forward
+  // with the loss, backward, the wait for the averaged gradients (N processes), and clipping
+  // with the optimizer's update. Where a data-parallel step loses against one process
+  // (docs/13-data-parallel.md#measured).
+  struct StepParts {
+    double forward = 0, backward = 0, waiting = 0, update = 0;
+  };
+  StepParts step_parts_;
 };
 
 }  // namespace atencion::examples
