@@ -581,15 +581,17 @@ void GradientReducer::finish() {
     throw std::logic_error("distributed::GradientReducer::finish: without begin()");
   state.in_step = false;
   const Clock::time_point backward_end = Clock::now();
-  // Parameters that got no gradient on this rank: zeros in their bucket, and the header says
-  // whether any rank had one.
+  // Parameters that got no gradient on this rank: zeros in their bucket. The buckets still
+  // waiting leave first and the header last, so that every rank starts the same collectives in
+  // the same order, wherever its buckets stopped (MPI pairs collectives by their order).
+  for (ReducerBucket& bucket : state.buckets) bucket.waiting = 0;
+  state.start_ready_and_progress();
+  // The header says whether any rank had a gradient for each parameter.
   for (size_t i = 0; i < state.parameters.size(); ++i)
     if (state.parameters[i].has_grad()) state.header[i + 1] = 1;
   state.header_request = start_all_reduce(state.header.data(),
                                           static_cast<int64_t>(state.header.size()),
                                           Element::Int64);
-  for (ReducerBucket& bucket : state.buckets) bucket.waiting = 0;
-  state.start_ready_and_progress();
   wait_request(state.header_request);
   for (ReducerBucket& bucket : state.buckets) {
     if (!bucket.done) {

@@ -313,6 +313,29 @@ TEST_CASE("distributed: GradientReducer buckets the parameters in reverse and ch
   CHECK_FALSE(parameters[2].has_grad());
 }
 
+TEST_CASE("distributed: GradientReducer keeps the ranks' collectives in step when a gradient "
+          "is missing on some of them",
+          "[distributed]") {
+  // One parameter a bucket (8 bytes): `rank_zero_only`'s bucket leaves first. On rank 0 both
+  // buckets leave while backward runs; on the others the first one waits for finish(), and the
+  // second behind it. Every rank must still start bucket 0, bucket 1, then the header (MPI pairs
+  // collectives by their order; the header has as many bytes as `rank_zero_only`'s bucket).
+  Variable everywhere(Tensor::ones({2}, DType::Float64), true);
+  Variable rank_zero_only(Tensor::ones({3}, DType::Float64), true);
+  distributed::GradientReducer reducer(world(), {everywhere, rank_zero_only}, 8);
+  REQUIRE(reducer.bucket_numbers() == std::vector<int64_t>{3, 2});
+  reducer.begin(1, world().size());  // one target on every rank
+  Variable loss = sum(everywhere);
+  if (world().rank() == 0) loss = add(loss, sum(mul(rank_zero_only, 2.0)));
+  loss.backward();
+  reducer.finish();
+  // g = Σ_r (1 / N) g_r: 1 for `everywhere`, 2 / N for the one rank's gradient.
+  const double n = static_cast<double>(world().size());
+  for (const double value : everywhere.grad().to_vector()) CHECK(value == Approx(1).epsilon(1e-15));
+  for (const double value : rank_zero_only.grad().to_vector())
+    CHECK(value == Approx(2 / n).epsilon(1e-15));
+}
+
 TEST_CASE("distributed: GradientReducer refuses shares that do not add up", "[distributed]") {
   if (world().size() == 1) return;
   std::vector<Variable> parameters{Variable(Tensor::ones({2}, DType::Float64), true)};
