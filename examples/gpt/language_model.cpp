@@ -50,7 +50,7 @@ LanguageModel LanguageModel::from_checkpoint(const CheckpointData& checkpoint) {
     throw std::runtime_error(where + ": the tokenizer has " +
                              std::to_string(tokenizer->vocab_size()) + " ids, the model " +
                              std::to_string(config.vocab));
-  LanguageModel result{std::move(model), std::move(tokenizer)};
+  LanguageModel result{std::move(model), std::move(tokenizer), nullptr};
   if (checkpoint.config.contains("finetune"))  // a full fine-tune: its record goes on
     result.finetune = {{"finetune", checkpoint.config.at("finetune")},
                        {"base", checkpoint.config.value("base", nlohmann::json::object())}};
@@ -96,7 +96,7 @@ LanguageModel load_language_model(const std::string& model_dir, const std::strin
       throw std::runtime_error(bpe.vocab_file() + ": " + std::to_string(bpe.vocab_size()) +
                                " tokens, but the model's wte.weight has " +
                                std::to_string(model->config().vocab) + " rows");
-    return LanguageModel{std::move(model), TextTokenizer::gpt2(std::move(bpe))};
+    return LanguageModel{std::move(model), TextTokenizer::gpt2(std::move(bpe)), nullptr};
   }
   return LanguageModel::from_checkpoint(load_checkpoint(model_dir));
 }

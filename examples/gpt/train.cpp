@@ -136,7 +136,7 @@ LanguageModel new_language_model(const TrainOptions& options, const std::string&
   GPTConfig config = options.model;
   config.vocab = tokenizer->vocab_size();
   Generator generator(options.run.seed);
-  return LanguageModel{std::make_shared<GPT>(config, generator), std::move(tokenizer)};
+  return LanguageModel{std::make_shared<GPT>(config, generator), std::move(tokenizer), nullptr};
 }
 
 // What a run learns from: a text and its split, or the pairs and theirs.

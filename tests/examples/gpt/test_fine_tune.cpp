@@ -23,7 +23,7 @@ LanguageModel tiny_language_model() {
   auto model = std::make_shared<GPT>(config, generator);
   model->to(DType::Float64);
   model->eval();
-  return {model, TextTokenizer::bytes()};
+  return {model, TextTokenizer::bytes(), nullptr};
 }
 
 // Every lora_B drawn away from its zero start, as training would move it.

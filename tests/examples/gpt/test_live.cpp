@@ -23,7 +23,7 @@ LanguageModel tiny_byte_model() {
   config.heads = 2;
   config.layers = 2;
   Generator generator(5);
-  return {std::make_shared<GPT>(config, generator), TextTokenizer::bytes()};
+  return {std::make_shared<GPT>(config, generator), TextTokenizer::bytes(), nullptr};
 }
 
 double total(const nlohmann::json& stage) {
