@@ -485,7 +485,10 @@ struct GradientReducer::State {
   std::vector<Variable> parameters;
   std::vector<ReducerBucket> buckets;
   std::vector<size_t> bucket_of;  // parameter index → bucket
-  std::vector<int64_t> header;    // n_r, then 1 per parameter holding a gradient on this rank
+  // n_r; then 1 per parameter holding a gradient on this rank; then per rank, the microseconds
+  // from its last finish() (its first begin()) to the end of its backward (this rank's filled).
+  std::vector<int64_t> header;
+  Clock::time_point working_since{};
   Request header_request{};
   size_t next = 0;                // the next bucket to start
   bool in_step = false;
@@ -555,8 +558,9 @@ void GradientReducer::begin(int64_t local_count, int64_t total_count) {
     bucket.waiting = static_cast<int64_t>(bucket.plan.parameters.size());
     bucket.started = bucket.done = false;
   }
-  state.header.assign(state.parameters.size() + 1, 0);
+  state.header.assign(state.parameters.size() + 1 + static_cast<size_t>(communicator_.size()), 0);
   state.header[0] = local_count;
+  if (state.working_since == Clock::time_point{}) state.working_since = Clock::now();
   state.next = 0;
   state.total = total_count;
   state.scale = static_cast<double>(local_count) / static_cast<double>(total_count);
@@ -586,9 +590,14 @@ void GradientReducer::finish() {
   // the same order, wherever its buckets stopped (MPI pairs collectives by their order).
   for (ReducerBucket& bucket : state.buckets) bucket.waiting = 0;
   state.start_ready_and_progress();
-  // The header says whether any rank had a gradient for each parameter.
-  for (size_t i = 0; i < state.parameters.size(); ++i)
+  // The header says whether any rank had a gradient for each parameter, and how long each
+  // rank worked on this step.
+  const size_t count = state.parameters.size();
+  for (size_t i = 0; i < count; ++i)
     if (state.parameters[i].has_grad()) state.header[i + 1] = 1;
+  state.header[count + 1 + static_cast<size_t>(communicator_.rank())] =
+      std::chrono::duration_cast<std::chrono::microseconds>(backward_end - state.working_since)
+          .count();
   state.header_request = start_all_reduce(state.header.data(),
                                           static_cast<int64_t>(state.header.size()),
                                           Element::Int64);
@@ -606,12 +615,16 @@ void GradientReducer::finish() {
   }
   exposed_seconds_ += seconds_since(backward_end);
   communication_seconds_ += union_seconds(state.buckets);
-  for (size_t i = 0; i < state.parameters.size(); ++i)
+  const auto worked = state.header.begin() + static_cast<std::ptrdiff_t>(count + 1);
+  const auto [fastest, slowest] = std::minmax_element(worked, state.header.end());
+  spread_seconds_ += 1e-6 * static_cast<double>(*slowest - *fastest);
+  for (size_t i = 0; i < count; ++i)
     if (state.header[i + 1] == 0) state.parameters[i].zero_grad();  // no rank had one
   if (state.header[0] != state.total)
     throw std::logic_error("distributed::GradientReducer: the processes' shares hold " +
                            std::to_string(state.header[0]) + " targets, the global batch " +
                            std::to_string(state.total));
+  state.working_since = Clock::now();
 }
 
 }  // namespace atencion::nn::distributed

@@ -143,13 +143,17 @@ class GradientReducer {
   // union within a step), and the part of them after backward ended (finish() waiting).
   double communication_seconds() const { return communication_seconds_; }
   double exposed_seconds() const { return exposed_seconds_; }
+  // Over every step so far: how far apart the processes ended their backward (the slowest
+  // rank's time from its last finish() to the end of its backward, less the fastest one's).
+  // The step goes at the slowest rank's pace: the others wait this long in finish().
+  double spread_seconds() const { return spread_seconds_; }
 
  private:
   struct State;  // the buckets, their buffers and requests (nn/distributed.cpp)
   void parameter_ready(std::size_t index);
   Communicator& communicator_;
   std::unique_ptr<State> state_;
-  double communication_seconds_ = 0, exposed_seconds_ = 0;
+  double communication_seconds_ = 0, exposed_seconds_ = 0, spread_seconds_ = 0;
 };
 
 // A 64-bit FNV-1a hash of the parameters' bytes (values, in order) on this rank.

@@ -7,8 +7,11 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <chrono>
 #include <cmath>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "autograd/ops.h"
@@ -334,6 +337,23 @@ TEST_CASE("distributed: GradientReducer keeps the ranks' collectives in step whe
   for (const double value : everywhere.grad().to_vector()) CHECK(value == Approx(1).epsilon(1e-15));
   for (const double value : rank_zero_only.grad().to_vector())
     CHECK(value == Approx(2 / n).epsilon(1e-15));
+}
+
+TEST_CASE("distributed: GradientReducer measures how far apart the processes end backward",
+          "[distributed]") {
+  if (world().size() == 1) return;
+  std::vector<Variable> parameters{Variable(Tensor::ones({2}, DType::Float64), true)};
+  distributed::GradientReducer reducer(world(), parameters);
+  reducer.begin(1, world().size());
+  // The last rank is 100 ms late; the others wait for it.
+  if (world().rank() == world().size() - 1)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  sum(parameters[0]).backward();
+  reducer.finish();
+  // Every rank works the spread out of the same numbers (the header's); the bound leaves the
+  // other ranks 75 ms of scheduling noise on a busy machine.
+  CHECK(world().same_on_all_ranks(std::bit_cast<uint64_t>(reducer.spread_seconds())));
+  CHECK(reducer.spread_seconds() > 0.025);
 }
 
 TEST_CASE("distributed: GradientReducer refuses shares that do not add up", "[distributed]") {

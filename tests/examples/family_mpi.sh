@@ -47,7 +47,7 @@ for run in two again; do
 done
 (( $(grep -c "^checkpoint: " "$work/two.log") == 2 )) ||
   fail "rank 0 alone should report the checkpoints of steps 2 and 4" "$work/two.log"
-grep -q "^data parallel: 2 processes, communication .* hidden behind backward; " "$work/two.log" ||
+grep -q "^data parallel: 2 processes, communication .* hidden behind backward; .*; the processes ended backward [0-9.]* ms apart (a step, on average)$" "$work/two.log" ||
   fail "no communication summary with the overlap" "$work/two.log"
 grep -q "^a step, on average: forward and loss [0-9.]* ms, backward [0-9.]* ms, waiting for the gradients [0-9.]* ms, clipping and update [0-9.]* ms$" "$work/two.log" ||
   fail "no parts of a step with the wait for the gradients" "$work/two.log"

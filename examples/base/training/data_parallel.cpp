@@ -98,7 +98,12 @@ std::string DataParallel::summary(int64_t steps, double seconds,
                 size(), communication, seconds,
                 steps > 0 ? 1e3 * communication / static_cast<double>(steps) : 0.0,
                 seconds > 0 ? 100 * communication / seconds : 0.0, 100 * hidden);
-  return text + std::to_string(reducer.buckets()) + " bucket(s) (" + buckets + " M numbers)";
+  char spread[120];
+  std::snprintf(spread, sizeof spread,
+                "; the processes ended backward %.1f ms apart (a step, on average)",
+                steps > 0 ? 1e3 * reducer.spread_seconds() / static_cast<double>(steps) : 0.0);
+  return text + std::to_string(reducer.buckets()) + " bucket(s) (" + buckets + " M numbers)" +
+         spread;
 }
 
 }  // namespace atencion::examples
