@@ -2,7 +2,8 @@
 // the rate at which this machine can read memory: each new token reads every weight once.
 //
 //   read_bandwidth/threads:T    sums a 512 MiB float32 array (far larger than any cache) on T
-//                               threads (parallel_tasks, as the kernels): `gb_per_second`.
+//                               threads (parallel_tasks, as the kernels), in the pages the
+//                               packed weights get (tensor/aligned_array.h): `gb_per_second`.
 //   gpt_decode/float32/threads:T  examples/gpt's generate(): greedy, 32 new tokens after a
 //                               one-token prompt, with the key/value cache, on a GPT of GPT-2
 //                               small's shape (vocabulary 50,257, context 1,024, d_model 768,
@@ -25,6 +26,7 @@
 // Each model is built once (a few seconds), on the first case that needs it.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -35,6 +37,7 @@
 #include "bench/thread_sweep.h"
 #include "gpt/gpt.h"
 #include "gpt/generate.h"
+#include "tensor/aligned_array.h"
 #include "tensor/random.h"
 #include "tensor/threads.h"
 
@@ -48,12 +51,12 @@ std::map<int, double>& bandwidth_at() {  // threads -> GB/s, from read_bandwidth
 }
 
 // Sums `values` in tasks of 1 MiB; each task's partial sum in its own slot.
-double summed(const std::vector<float>& values, int threads) {
+double summed(const float* values, int64_t count, int threads) {
   constexpr int64_t kTask = 1 << 18;  // floats
-  const int64_t tasks = static_cast<int64_t>(values.size()) / kTask;
+  const int64_t tasks = count / kTask;
   std::vector<double> partial(tasks);
   atencion::parallel_tasks(tasks, threads, [&](int64_t task) {
-    const float* v = values.data() + task * kTask;
+    const float* v = values + task * kTask;
     float lanes[16] = {};
     for (int64_t i = 0; i < kTask; i += 16)
       for (int l = 0; l < 16; ++l) lanes[l] += v[i + l];
@@ -68,12 +71,16 @@ double summed(const std::vector<float>& values, int threads) {
 
 void read_bandwidth(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
-  const std::vector<float> values(std::size_t(1) << 27, 1.0f);  // 512 MiB
+  // 512 MiB in the pages the packed weights get (huge where the system gives them:
+  // tensor/aligned_array.h), so that the fraction compares like with like.
+  constexpr int64_t kCount = int64_t(1) << 27;
+  const atencion::AlignedArray<float> values = atencion::aligned_array<float>(kCount);
+  std::fill(values.get(), values.get() + kCount, 1.0f);
   double bytes = 0;
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    benchmark::DoNotOptimize(summed(values, threads));
-    bytes += static_cast<double>(values.size() * sizeof(float));
+    benchmark::DoNotOptimize(summed(values.get(), kCount, threads));
+    bytes += static_cast<double>(kCount) * sizeof(float);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -102,9 +102,9 @@ inline void split(int64_t length, int64_t unit, int parts, int part, int64_t& be
   end = std::min(length, units * (part + 1) / parts * unit);
 }
 
-// A one-row product over W's panels of `panel_rows` rows (16: tensor/packed_rows.h; 64:
-// bfloat16_matrix.h), split as row_product splits a row's outputs: runs of 64 outputs (4 panels
-// of 16, or 1 of 64), up to kTasksPerThread runs a thread; panel_run(first, last) once per
+// A one-row product over W's panels of `panel_rows` rows (32: tensor/packed_rows.h; 64:
+// bfloat16_matrix.h), split as row_product splits a row's outputs: runs of 64 outputs (2 panels
+// of 32, or 1 of 64), up to kTasksPerThread runs a thread; panel_run(first, last) once per
 // non-empty run.
 template <typename PanelRun>
 void for_panel_runs(int64_t panels, int64_t panel_rows, int threads, PanelRun&& panel_run) {
