@@ -13,10 +13,10 @@
 #   two copies   two independent 1 × 1 runs at once, one on each of cores 0 and 1: the most two
 #                processes can do on this machine when they share nothing but its caches and
 #                memory, the ceiling of the 2 × 1 speed-up
-# and prints the tokens/s of steps FROM+1 .. TO of each, the ratios to 1 × 1, and the 2 × 1
-# run's communication line. A benchmark, not a test: run it on an otherwise idle machine; this
-# machine's rates vary by about 10% from run to run, hence the rounds (report the median and
-# the range).
+# and prints the tokens/s of steps FROM+1 .. TO of each, the ratios to 1 × 1, the 2 × 1 run's
+# communication line and how far apart its processes ended backward (a step, on average). A
+# benchmark, not a test: run it on an otherwise idle machine; this machine's rates vary by
+# about 10% from run to run, hence the rounds (report the median and the range).
 set -euo pipefail
 build=${1:-build}
 family=${2:-gpt}
@@ -48,7 +48,7 @@ speed() { sed -n -E "s/^epoch [0-9]+ step $to .* ([0-9]+) (tok|pieces)\/s .*/\1/
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 
 printf '%-6s %8s %8s %6s %14s %6s  %s\n' round "1x1" "2x1" ratio "two copies" ratio \
-  "communication (2x1, rank 0)"
+  "communication (2x1, rank 0); backward ended apart"
 for round in $(seq "$rounds"); do
   run one "$binary" --threads 1
   run data_parallel mpirun -np 2 --bind-to core "$binary" --threads 1
@@ -57,6 +57,6 @@ for round in $(seq "$rounds"); do
   one=$(speed one) dp=$(speed data_parallel) copies=$(($(speed copy0) + $(speed copy1)))
   printf '%-6s %8s %8s %6s %14s %6s  %s\n' "$round" "$one" "$dp" "$(ratio "$one" "$dp")" \
     "$copies" "$(ratio "$one" "$copies")" \
-    "$(sed -n 's/^data parallel: .* s (\([0-9.]* ms a step, [0-9.]*%\)), \([0-9]*%\) of it hidden.*/\1, \2 of it hidden/p' \
+    "$(sed -n 's/^data parallel: .* s (\([0-9.]* ms a step, [0-9.]*%\)), \([0-9]*%\) of it hidden.* \([0-9.]* ms\) apart.*/\1, \2 of it hidden; \3/p' \
       "$work/data_parallel.log")"
 done
