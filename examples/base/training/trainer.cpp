@@ -29,6 +29,12 @@ std::vector<std::string> trainable_names(const nn::Module& model) {
   return names;
 }
 
+// Seconds from `from` to `to` (by default, to now) on the trainer's clock (Trainer::Clock).
+using SteadyTime = std::chrono::steady_clock::time_point;
+double seconds_between(SteadyTime from, SteadyTime to = std::chrono::steady_clock::now()) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
 }  // namespace
 
 OpenedRun open_run(const TrainerOptions& options, const DataParallel& parallel,
@@ -131,7 +137,7 @@ void Trainer::replan() {
   if (steps_here == 1) timing_start_ = Clock::now();
   const bool first = steps_here == 1 + kTimedSteps;
   if (steps_here < 1 + kTimedSteps || (!first && step_ % options_.log_every != 0)) return;
-  const double timed = std::chrono::duration<double>(Clock::now() - timing_start_).count();
+  const double timed = seconds_between(timing_start_);
   const int64_t estimate = estimate_last_step(step_, seconds_left(), steps_here - 1, timed);
   int64_t last =
       std::llround(parallel_.sum(parallel_.is_main() ? static_cast<double>(estimate) : 0));
@@ -200,12 +206,11 @@ CheckpointData Trainer::checkpoint_data() {
 }
 
 double Trainer::training_seconds() const {
-  return seconds_before_ + std::chrono::duration<double>(Clock::now() - loop_start_).count();
+  return seconds_before_ + seconds_between(loop_start_);
 }
 
 double Trainer::seconds_left() const {
-  return options_.minutes * 60.0 -
-         std::chrono::duration<double>(Clock::now() - start_time_).count();
+  return options_.minutes * 60.0 - seconds_between(start_time_);
 }
 
 bool Trainer::limit_reached() const {
@@ -286,13 +291,10 @@ double Trainer::step() {
   optimizer_.set_learning_rate(rate);
   optimizer_.step();
   if (average_) average_->update(step_);
-  const auto seconds = [](Clock::time_point from, Clock::time_point to) {
-    return std::chrono::duration<double>(to - from).count();
-  };
-  step_parts_.forward += seconds(started, forward_done);
-  step_parts_.backward += seconds(forward_done, backward_done);
-  step_parts_.waiting += seconds(backward_done, gradients_done);
-  step_parts_.update += seconds(gradients_done, Clock::now());
+  step_parts_.forward += seconds_between(started, forward_done);
+  step_parts_.backward += seconds_between(forward_done, backward_done);
+  step_parts_.waiting += seconds_between(backward_done, gradients_done);
+  step_parts_.update += seconds_between(gradients_done);
   account(loss, batch, rate);
   if (decay_to_end_ && options_.minutes > 0) replan();  // for the steps after this one
   return loss;
@@ -311,8 +313,7 @@ void Trainer::account(double loss, const StepLoss& batch, double learning_rate) 
   if (step_ % options_.log_every == 0) {
     report(learning_rate, /*history_point=*/true);
   } else if (parallel_.size() == 1 && options_.log_seconds > 0 &&
-             std::chrono::duration<double>(Clock::now() - line_interval_.start).count() >=
-                 options_.log_seconds) {
+             seconds_between(line_interval_.start) >= options_.log_seconds) {
     report(learning_rate, /*history_point=*/false);
   }
 }
@@ -320,7 +321,7 @@ void Trainer::account(double loss, const StepLoss& batch, double learning_rate) 
 // A progress line of the steps in `interval`: their mean loss (over every process), the speed
 // (target tokens, or the task's speed_unit(), per second), and how far the run is.
 ProgressLine Trainer::progress_line(const Interval& interval, double learning_rate) const {
-  const double seconds = std::chrono::duration<double>(Clock::now() - interval.start).count();
+  const double seconds = seconds_between(interval.start);
   ProgressLine line;
   line.epoch = task_.position().epoch;
   line.step = step_;
