@@ -298,11 +298,14 @@ void direct_block(const MicroKernel<T>& kernel, const GemmShape& s, const T* a, 
 // columns of B, where B is packed) or, when there are more row panels than column panels, a run
 // of row panels: always where B is not packed, and where it is, when there are fewer column
 // panels than threads (x·Wᵀ of a layer with few outputs: split by columns, most threads would
-// have none; each part packs all of op(B) instead, at most 256·256 values).
+// have none; each part packs all of op(B) instead, at most 256·256 values). Outside the
+// anonymous namespace: gemm_with's lambdas capture one, and a unity build includes this file.
+}  // namespace
 struct DirectSplit {
   bool rows;
   int parts;
 };
+namespace {
 
 template <typename T>
 DirectSplit direct_split(const MicroKernel<T>& kernel, const GemmShape& s, int threads) {
