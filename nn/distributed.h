@@ -144,7 +144,8 @@ class GradientReducer {
   double communication_seconds() const { return communication_seconds_; }
   double exposed_seconds() const { return exposed_seconds_; }
   // Over every step so far: how far apart the processes ended their backward (the slowest
-  // rank's time from its last finish() to the end of its backward, less the fastest one's).
+  // rank's time from its last finish() to the end of its backward, less the fastest one's; on
+  // the first step, from begin()).
   // The step goes at the slowest rank's pace: the others wait this long in finish().
   double spread_seconds() const { return spread_seconds_; }
 

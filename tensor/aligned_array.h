@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -21,6 +22,8 @@
 namespace atencion {
 
 // Frees an array of aligned_array: unmaps its own mapping, or hands it back to the allocator.
+// The deleter knows which the array is: move an AlignedArray, never reset() it to another
+// pointer (the old deleter would free the new one the old way).
 struct FreeAligned {
   std::size_t mapped_bytes = 0;  // > 0: a mapping of its own, of this many bytes
   void operator()(void* data) const;
@@ -31,17 +34,20 @@ using AlignedArray = std::unique_ptr<T[], FreeAligned>;
 
 namespace detail {
 inline constexpr std::size_t kHugePageBytes = std::size_t(2) << 20;
-// A fresh mapping of `bytes` (a multiple of kHugePageBytes) on a kHugePageBytes boundary,
-// advised to use huge pages; nullptr where the system has no such mappings.
+// A fresh mapping of `bytes` (rounded up to whole pages) on a kHugePageBytes boundary, advised
+// to use huge pages: its whole 2 MiB stretches get them (aligned_array asks for whole ones).
+// nullptr where the system has no such mappings.
 void* map_huge_pages(std::size_t bytes);
 }  // namespace detail
 
 // `count` values, uninitialised; the size rounded up to whole lines (aligned_alloc's rule), or
-// to whole huge pages from 2 MiB on. Throws std::bad_alloc when there is no room.
+// from 2 MiB on to whole huge pages: up to 2 MiB more, but a last stretch in small pages made
+// GPT-2 small's float32 decoding 9% slower (docs/performance.md#huge-pages). Throws
+// std::bad_alloc when there is no room.
 template <typename T>
 AlignedArray<T> aligned_array(std::size_t count) {
   using detail::kHugePageBytes;
-  if (count > (SIZE_MAX - kHugePageBytes) / sizeof(T)) throw std::bad_alloc();
+  if (count > (SIZE_MAX - 2 * kHugePageBytes) / sizeof(T)) throw std::bad_alloc();
   const std::size_t wanted = count * sizeof(T);
   if (wanted >= kHugePageBytes) {
     const std::size_t bytes = (wanted + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;

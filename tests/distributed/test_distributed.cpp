@@ -322,7 +322,7 @@ TEST_CASE("distributed: GradientReducer keeps the ranks' collectives in step whe
   // One parameter a bucket (8 bytes): `rank_zero_only`'s bucket leaves first. On rank 0 both
   // buckets leave while backward runs; on the others the first one waits for finish(), and the
   // second behind it. Every rank must still start bucket 0, bucket 1, then the header (MPI pairs
-  // collectives by their order; the header has as many bytes as `rank_zero_only`'s bucket).
+  // collectives by their order: paired wrongly, they fail or hang, as they did before f5322f5).
   Variable everywhere(Tensor::ones({2}, DType::Float64), true);
   Variable rank_zero_only(Tensor::ones({3}, DType::Float64), true);
   distributed::GradientReducer reducer(world(), {everywhere, rank_zero_only}, 8);
