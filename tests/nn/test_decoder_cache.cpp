@@ -25,7 +25,7 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-constexpr int64_t pad = 0, bos = 2, eos = 3;
+constexpr int64_t pad = 0, bos = 2;
 
 // A random tiny Transformer in eval mode: post- or pre-norm, tied output or not, two decoder
 // layers so that the cache of a layer feeds the next.

@@ -18,7 +18,8 @@ TEST_CASE("text data: the held-out split starts at a line", "[gpt_data]") {
   CHECK(split.held_out.substr(0, 5) == "line ");
   CHECK(split.held_out.size() < text.size() / 10);
   // One long line: the cut lands on a character's first byte.
-  const std::string accents = std::string(60, 'a') + "ééééééééééééééééééé";
+  std::string accents(60, 'a');
+  accents += "ééééééééééééééééééé";
   const TextSplit cut = split_text(accents, 0.1);
   CHECK((static_cast<unsigned char>(cut.held_out[0]) & 0xC0) != 0x80);
 }
