@@ -12,7 +12,8 @@ from typing import Callable, Dict, List
 
 from comparison.openblas_setups import openblas_matmul_setup
 from comparison.torch_setups import (torch_attention_setup, torch_decode_setup,
-                                     torch_matmul_setup, torch_train_step_setup)
+                                     torch_gpt_decode_setup, torch_matmul_setup,
+                                     torch_train_step_setup)
 
 
 @dataclass
@@ -31,9 +32,12 @@ class Case:
     # Floating-point operations per unit of a tokens/s case (multiply and add counted apart),
     # so that its rate can be set against the FMA peak; 0: not counted.
     flop_per_unit: float = 0.0
+    # Registered with UseRealTime(): the C++ name ends in "/real_time".
+    real_time: bool = False
 
     def benchmark_name(self, threads: int) -> str:
-        return f"{self.name}/threads:{threads}" if self.threaded else self.name
+        name = f"{self.name}/threads:{threads}" if self.threaded else self.name
+        return name + "/real_time" if self.real_time else name
 
 
 def matmul_case(name, batch, m, n, k, trans_a=False, trans_b=False, threaded=True):
@@ -115,3 +119,10 @@ for name, (d_model, d_ff, vocabulary, batch, tokens) in [("tiny", (128, 512, 400
 for beam, name in [(1, "greedy"), (4, "beam4")]:
     CASES.append(Case(f"decode/{name}", "bench_decode", "sentences_per_second", 64,
                       {"pytorch": torch_decode_setup(beam)}))
+
+# Decoding a GPT-2-small-sized model one token at a time (bench_gpt_decode.cpp): 32 tokens a call,
+# each reading every weight once; PyTorch with its weights in the same type.
+for dtype in ("float32", "bfloat16"):
+    CASES.append(Case(f"gpt_decode/{dtype}", "bench_gpt_decode", "tokens_per_second", 32,
+                      {"pytorch": torch_gpt_decode_setup(dtype)}, own_process=True,
+                      threaded=True, real_time=True))

@@ -156,3 +156,70 @@ def torch_decode_setup(beam):
         return run
 
     return setup
+
+
+def torch_gpt_decode_setup(dtype_name):
+    """bench_gpt_decode's gpt_decode/* in PyTorch: a GPT of GPT-2 small's shape (vocabulary
+    50,257, context 1,024, d 768, 12 heads, 12 layers; random weights, std 0.02, LayerNorms at 1
+    and 0), greedy, 32 new tokens after a one-token prompt, one forward a token, with a key/value
+    cache preallocated for the 32 positions, as nanoGPT's layers compute (F.linear on [out, in]
+    weights, the logits from the tied token embedding). `dtype_name` "float32" or "bfloat16": the
+    weights and the activations in that type."""
+    def setup(threads):
+        import math
+
+        import torch
+        import torch.nn.functional as F
+
+        torch.set_num_threads(threads)
+        dtype = getattr(torch, dtype_name)
+        vocabulary, positions, d, heads, layers, steps = 50257, 1024, 768, 12, 12, 32
+        head_dim = d // heads
+        generator = torch.Generator().manual_seed(42)
+
+        def normal(*shape):
+            return (torch.randn(*shape, generator=generator) * 0.02).to(dtype)
+
+        def ones(size):
+            return torch.ones(size, dtype=dtype)
+
+        def zeros(size):
+            return torch.zeros(size, dtype=dtype)
+
+        token_embedding, position_embedding = normal(vocabulary, d), normal(positions, d)
+        blocks = [{"ln1": (ones(d), zeros(d)), "qkv": (normal(3 * d, d), zeros(3 * d)),
+                   "out": (normal(d, d), zeros(d)), "ln2": (ones(d), zeros(d)),
+                   "fc": (normal(4 * d, d), zeros(4 * d)), "proj": (normal(d, 4 * d), zeros(d))}
+                  for _ in range(layers)]
+        final_norm = (ones(d), zeros(d))
+        keys = torch.zeros(layers, heads, steps, head_dim, dtype=dtype)
+        values = torch.zeros_like(keys)
+
+        def layer_norm(x, weights):
+            return F.layer_norm(x, (d,), *weights)
+
+        def attend(x, block, i, position):
+            q, k, v = F.linear(layer_norm(x, block["ln1"]), *block["qkv"]).view(3, heads, 1,
+                                                                               head_dim)
+            keys[i, :, position:position + 1] = k
+            values[i, :, position:position + 1] = v
+            scores = q @ keys[i, :, :position + 1].transpose(-1, -2) / math.sqrt(head_dim)
+            mixed = scores.softmax(-1) @ values[i, :, :position + 1]
+            return F.linear(mixed.transpose(0, 1).reshape(1, d), *block["out"])
+
+        @torch.no_grad()
+        def run():
+            token = 464
+            for position in range(steps):
+                x = (token_embedding[token] + position_embedding[position]).view(1, d)
+                for i, block in enumerate(blocks):
+                    x = x + attend(x, block, i, position)
+                    hidden = F.gelu(F.linear(layer_norm(x, block["ln2"]), *block["fc"]),
+                                    approximate="tanh")
+                    x = x + F.linear(hidden, *block["proj"])
+                logits = F.linear(layer_norm(x, final_norm), token_embedding)
+                token = int(logits.argmax())
+
+        return run
+
+    return setup
