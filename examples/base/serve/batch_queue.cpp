@@ -64,15 +64,16 @@ void BatchQueue::stop() {
 }
 
 // Jobs that queued while the model was busy go at once; an idle model, woken by a job, waits
-// at most `window` for others (less once full_batch wait). The batch is every job of the first
-// job's endpoint that waits (up to largest_batch), in arrival order.
+// at most `window` for others (less once full_batch wait). A model thread that has just started
+// is idle, even if jobs queued before it first looked. The batch is every job of the first job's
+// endpoint that waits (up to largest_batch), in arrival order.
 // With several model threads, another may take the jobs first: then this one waits again.
-std::vector<BatchQueue::Job> BatchQueue::next_batch() {
+std::vector<BatchQueue::Job> BatchQueue::next_batch(bool idle) {
   for (;;) {
     std::string endpoint;
     {
       std::unique_lock lock(mutex_);
-      if (jobs_.empty()) {
+      if (idle || jobs_.empty()) {
         arrived_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
         const std::size_t full = std::min(options_.full_batch, options_.largest_batch);
         arrived_.wait_for(lock, options_.window,
@@ -155,7 +156,8 @@ void BatchQueue::run_batch(std::vector<Job>& batch, std::size_t model_thread) {
 void BatchQueue::model_loop(std::size_t model_thread) {
   std::optional<KernelsOnThisThread> alone;
   if (options_.model_threads > 1) alone.emplace();
-  for (std::vector<Job> batch = next_batch(); !batch.empty(); batch = next_batch())
+  for (std::vector<Job> batch = next_batch(/*idle=*/true); !batch.empty();
+       batch = next_batch(/*idle=*/false))
     run_batch(batch, model_thread);
 }
 

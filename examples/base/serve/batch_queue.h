@@ -151,7 +151,7 @@ class BatchQueue {
 
  private:
   void model_loop(std::size_t model_thread);
-  std::vector<Job> next_batch();  // blocks; empty when stopping
+  std::vector<Job> next_batch(bool idle);  // blocks; empty when stopping
   // Up to `limit` waiting jobs of `endpoint`, in arrival order, taken off the queue.
   std::vector<Job> take(const std::string& endpoint, std::size_t limit);
   void run_batch(std::vector<Job>& batch, std::size_t model_thread);
