@@ -62,10 +62,46 @@ Variable Linear::times_weight_transposed(const Variable& x) const {
   if (bfloat16_weight_) return Variable(matmul_bfloat16(x.value(), *bfloat16_weight_));
   // The panels, while W is the one they were made from: one row read from panels of 32, more
   // rows by gemm()'s product from panels of its kernel's width (it then packs no W of its own).
-  if (packed_weight_ && in_features_ > 0 && packed_from_.lock() == weight.value().storage() &&
-      matmul_packed_reads(*packed_weight_, x.value().numel() / in_features_))
+  if (in_features_ > 0 && reads_panels(x.value().numel() / in_features_))
     return Variable(matmul_packed(x.value(), *packed_weight_));
   return matmul(x, weight, Trans::No, Trans::Yes);  // W read transposed, not copied
+}
+
+bool Linear::reads_panels(int64_t rows) const {
+  return packed_weight_ && packed_from_.lock() == weight.value().storage() &&
+         matmul_packed_reads(*packed_weight_, rows);
+}
+
+std::vector<Variable> forward_together(std::span<const Linear* const> layers, const Variable& x) {
+  const auto one_row_of = [&](const Linear* layer) {
+    return !layer->has_lora() && x.dtype() == DType::Float32 && x.dim() >= 1 &&
+           x.size(-1) == layer->in_features_ && x.value().numel() == layer->in_features_;
+  };
+  bool panels = !grad_mode_enabled(), bfloat16 = panels;
+  for (const Linear* layer : layers) {
+    panels = panels && one_row_of(layer) && layer->reads_panels(1);
+    bfloat16 = bfloat16 && one_row_of(layer) && layer->bfloat16_weight_;
+  }
+  std::vector<Variable> y;
+  if (layers.empty() || (!panels && !bfloat16)) {
+    for (const Linear* layer : layers) y.push_back(layer->forward(x));  // each in turn
+    return y;
+  }
+  std::vector<Tensor> products;  // x W_mᵀ for every layer m, in one product
+  if (panels) {
+    std::vector<const PackedRows*> weights;
+    for (const Linear* layer : layers) weights.push_back(layer->packed_weight_.get());
+    products = matmul_packed_row_many(x.value(), weights);
+  } else {
+    std::vector<const BFloat16Matrix*> weights;
+    for (const Linear* layer : layers) weights.push_back(layer->bfloat16_weight_.get());
+    products = matmul_bfloat16_row_many(x.value(), weights);
+  }
+  for (size_t m = 0; m < layers.size(); ++m) {
+    y.emplace_back(std::move(products[m]));
+    if (layers[m]->has_bias()) y[m] = add(y[m], layers[m]->bias);  // as forward() adds it
+  }
+  return y;
 }
 
 void Linear::add_lora(int64_t rank, double alpha, Generator& generator) {

@@ -32,7 +32,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "nn/module.h"
 #include "tensor/bfloat16_matrix.h"
@@ -77,6 +79,10 @@ class Linear : public Module {
   void use_packed_weight(int64_t panel_rows = PackedRows::kPanelRows);
   bool uses_packed_weight() const { return packed_weight_ != nullptr; }
 
+  // forward() of each layer on the same x (below).
+  friend std::vector<Variable> forward_together(std::span<const Linear* const> layers,
+                                                const Variable& x);
+
   Variable weight;  // [out_features, in_features]
   Variable bias;    // [out_features], or undefined
   Variable lora_A;  // [rank, in_features], or undefined (no LoRA)
@@ -85,6 +91,8 @@ class Linear : public Module {
  private:
   // x Wᵀ, reading W, its bfloat16 copy, or (one row) its panels.
   Variable times_weight_transposed(const Variable& x) const;
+  // True while the panels are of W's present values and serve x of `rows` rows.
+  bool reads_panels(int64_t rows) const;
 
   int64_t in_features_;
   int64_t out_features_;
@@ -93,6 +101,13 @@ class Linear : public Module {
   std::shared_ptr<const PackedRows> packed_weight_;        // or null: one row reads W
   std::weak_ptr<Storage> packed_from_;                     // W's values when it was packed
 };
+
+// forward() of each layer on the same x: the same values, the same bits. For x of one row
+// (decoding a token) under NoGradGuard, with every layer reading its panels or every one a
+// bfloat16 weight, and none with an adapter, the products are one (matmul_packed_row_many,
+// matmul_bfloat16_row_many): the threads wake and wait once for all of them, not once a layer.
+// MultiHeadAttention's self-attention projects Q, K and V so.
+std::vector<Variable> forward_together(std::span<const Linear* const> layers, const Variable& x);
 
 // use_bfloat16_weight() on every Linear of `model` (itself included, and its submodules).
 void use_bfloat16_weights(Module& model);

@@ -2,10 +2,12 @@
 // Lesson: docs/06-multi-head-attention.md
 #include "nn/multi_head_attention.h"
 
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <tuple>
+#include <vector>
 
 #include "autograd/ops.h"
 #include "nn/heads.h"
@@ -83,6 +85,17 @@ std::string MultiHeadAttention::type_name() const {
   return name.str();
 }
 
+std::array<Variable, 3> MultiHeadAttention::project(const Variable& query, const Variable& key,
+                                                   const Variable& value) const {
+  if (query.node() != key.node() || key.node() != value.node())
+    return {(*q_proj)(query), (*k_proj)(key), (*v_proj)(value)};
+  // Self-attention: the three layers read the same x, which forward_together may multiply by
+  // the three weights in one product (decoding a token with packed or bfloat16 weights).
+  const Linear* layers[] = {q_proj.get(), k_proj.get(), v_proj.get()};
+  std::vector<Variable> projected = forward_together(layers, query);
+  return {projected[0], projected[1], projected[2]};
+}
+
 Variable MultiHeadAttention::forward(const Variable& query, const Variable& key,
                                      const Variable& value, const Tensor& mask,
                                      KeyValueCache* cache, AttentionObserver* observer) {
@@ -97,9 +110,7 @@ Variable MultiHeadAttention::forward(const Variable& query, const Variable& key,
         ": expected [batch, m_q, d_model], [batch, m_k, kdim], [batch, m_k, vdim]");
   }
   // Project: Q W^Q, K W^K, V W^V for all heads at once, [batch, tokens, d_model] each.
-  Variable projected_query = (*q_proj)(query);
-  Variable projected_key = (*k_proj)(key);
-  Variable projected_value = (*v_proj)(value);
+  auto [projected_query, projected_key, projected_value] = project(query, key, value);
   // Split: head i gets the features [i·head_dim, (i+1)·head_dim), [batch, heads, tokens, head_dim].
   Variable query_heads = split_heads(projected_query, heads_);
   Variable key_heads = split_heads(projected_key, heads_);

@@ -26,6 +26,7 @@
 // output biases, and Linear's default for out_proj.weight.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -82,6 +83,11 @@ class MultiHeadAttention : public Module {
   std::shared_ptr<Linear> out_proj;                      // d_model -> d_model          (W^O)
 
  private:
+  // Q W^Q, K W^K and V W^V; for self-attention (query, key and value the same Variable) by
+  // forward_together, one product where the weights allow it (nn/linear.h).
+  std::array<Variable, 3> project(const Variable& query, const Variable& key,
+                                  const Variable& value) const;
+
   int64_t d_model_;
   int64_t heads_;
   int64_t kdim_;

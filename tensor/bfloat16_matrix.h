@@ -27,6 +27,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "tensor/aligned_array.h"
 #include "tensor/tensor.h"
@@ -68,5 +70,9 @@ class BFloat16Matrix {
 // (gemm_bfloat16, tensor/gemm_bfloat16.h). Throws std::invalid_argument naming both shapes when
 // x is not float32 or does not end in k.
 Tensor matmul_bfloat16(const Tensor& x, const BFloat16Matrix& weight);
+// x [..., k] float32 holding one row (every leading dim 1) -> y_m = matmul_bfloat16(x,
+// *weights[m]) for each m, the same bits, in one product (gemm_bfloat16_row_many).
+std::vector<Tensor> matmul_bfloat16_row_many(const Tensor& x,
+                                             std::span<const BFloat16Matrix* const> weights);
 
 }  // namespace atencion

@@ -36,15 +36,24 @@ using gemm_detail::ceil_div;
 using gemm_detail::min_work_per_thread;
 constexpr int64_t kc = gemm_detail::kBlockBytes / sizeof(float);  // gemm's blocks: its bits
 
-// One row: the panels of 64 rows read once, a few runs of them per thread (as gemm's
-// row_product splits a row's outputs).
-void one_row(const GemmShape& s, const float* a, const BFloat16Matrix& w, float* c,
-             bool accumulate, int threads) {
-  const int64_t rows = BFloat16Matrix::kPanelRows;
-  gemm_detail::for_panel_runs(w.panels(), rows, threads, [&](int64_t first, int64_t last) {
-    gemm_detail::avx2_packed_row_product_bfloat16(s.k, a, s.trans_a ? s.lda : 1, w.panel(0), s.n,
-                                                  c, accumulate, kc, first, last);
-  });
+// One row times each W_m: the panels of 64 rows read once, a few runs of them per thread (as
+// gemm's row_product splits a row's outputs), the runs cut over all the W_m's panels together.
+void one_row_many(int64_t k, const float* a, int64_t a_step,
+                  std::span<const BFloat16Matrix* const> w, std::span<float* const> c,
+                  bool accumulate, int threads) {
+  std::vector<int64_t> panels;
+  for (const BFloat16Matrix* weight : w) panels.push_back(weight->panels());
+  gemm_detail::for_panel_runs_of(
+      panels, BFloat16Matrix::kPanelRows, threads, [&](size_t m, int64_t first, int64_t last) {
+        gemm_detail::avx2_packed_row_product_bfloat16(k, a, a_step, w[m]->panel(0), w[m]->rows(),
+                                                      c[m], accumulate, kc, first, last);
+      });
+}
+
+// The thread count gemm() takes for this work; one inside a task (the caller already splits it).
+int threads_for(int64_t multiply_adds) {
+  const int available = detail::in_parallel_task() ? 1 : num_threads();
+  return static_cast<int>(std::clamp<int64_t>(multiply_adds / min_work_per_thread, 1, available));
 }
 
 // More rows: W widened `tile` outputs at a time into a float32 buffer of the task's thread, and
@@ -100,14 +109,40 @@ void gemm_bfloat16(const GemmShape& s, const float* a, const BFloat16Matrix& w, 
       for (int64_t i = 0; i < s.m; ++i) std::fill(c + i * s.ldc, c + i * s.ldc + s.n, 0.0f);
     return;
   }
-  // One thread inside a task (the caller already splits the work), as gemm.
-  const int available = detail::in_parallel_task() ? 1 : num_threads();
-  const int threads = static_cast<int>(
-      std::clamp<int64_t>(s.m * s.n * s.k / min_work_per_thread, 1, available));
-  if (s.m == 1)
-    one_row(s, a, w, c, accumulate, threads);
-  else
+  const int threads = threads_for(s.m * s.n * s.k);
+  if (s.m == 1) {
+    const BFloat16Matrix* one_w[] = {&w};
+    float* const one_c[] = {c};
+    one_row_many(s.k, a, s.trans_a ? s.lda : 1, one_w, one_c, accumulate, threads);
+  } else {
     widened_tiles(s, a, w, c, accumulate, threads);
+  }
+}
+
+void gemm_bfloat16_row_many(const float* a, int64_t a_step,
+                            std::span<const BFloat16Matrix* const> w, std::span<float* const> c,
+                            bool accumulate) {
+  if (w.empty() || c.size() != w.size())
+    throw std::logic_error("gemm_bfloat16_row_many: " + std::to_string(w.size()) +
+                           " weights and " + std::to_string(c.size()) +
+                           " outputs; expected as many, at least one");
+  check_bfloat16_support("gemm_bfloat16");
+  const int64_t k = w[0]->cols();
+  int64_t n = 0;
+  for (const BFloat16Matrix* weight : w) {
+    if (weight->cols() != k)
+      throw std::logic_error("gemm_bfloat16_row_many: weights of " + std::to_string(k) + " and " +
+                             std::to_string(weight->cols()) + " columns; one row times each "
+                             "needs the same");
+    n += weight->rows();
+  }
+  if (n <= 0) return;
+  if (k <= 0) {
+    if (!accumulate)
+      for (size_t m = 0; m < w.size(); ++m) std::fill(c[m], c[m] + w[m]->rows(), 0.0f);
+    return;
+  }
+  one_row_many(k, a, a_step, w, c, accumulate, threads_for(n * k));
 }
 
 }  // namespace atencion

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 #include "tensor/bfloat16_matrix.h"
@@ -47,5 +48,12 @@ void gemm_bfloat16_reference(const GemmShape& s, const float* a, const BFloat16M
 // CPU without AVX2 and FMA.
 void gemm_bfloat16(const GemmShape& s, const float* a, const BFloat16Matrix& w, float* c,
                    bool accumulate);
+// One row of A (a_step between its values) times several W_m with as many columns each (a
+// layer's Q, K and V weights, read for the same token): c[m] gets what gemm_bfloat16 gives for
+// W_m, the same bits, in one product whose threads split all the panels together, waking and
+// waiting once (std::logic_error when the counts or the columns differ).
+void gemm_bfloat16_row_many(const float* a, int64_t a_step,
+                            std::span<const BFloat16Matrix* const> w, std::span<float* const> c,
+                            bool accumulate);
 
 }  // namespace atencion

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 
 #include "tensor/gemm.h"
 #include "tensor/threads.h"
@@ -106,15 +107,35 @@ inline void split(int64_t length, int64_t unit, int parts, int part, int64_t& be
 // bfloat16_matrix.h), split as row_product splits a row's outputs: runs of 64 outputs (2 panels
 // of 32, or 1 of 64), up to kTasksPerThread runs a thread; panel_run(first, last) once per
 // non-empty run.
+//
+// for_panel_runs_of does the same over several matrices' panels taken as one list (one row
+// times each of Q, K and V's weights): the runs are cut over the whole list, so the threads
+// wake once and wait once for all; a run that reaches from one matrix into the next is done as
+// its two pieces, panel_run(m, first, last) for matrix m's panels [first, last). Each output is
+// summed as on its own (a run only chooses which outputs a thread sums), so the same bits.
 template <typename PanelRun>
-void for_panel_runs(int64_t panels, int64_t panel_rows, int threads, PanelRun&& panel_run) {
+void for_panel_runs_of(std::span<const int64_t> panels, int64_t panel_rows, int threads,
+                       PanelRun&& panel_run) {
+  int64_t total = 0;
+  for (const int64_t count : panels) total += count;
   const int64_t run = std::max<int64_t>(1, 64 / panel_rows);
-  const int64_t tasks = std::min<int64_t>(ceil_div(panels, run), kTasksPerThread * threads);
+  const int64_t tasks = std::min<int64_t>(ceil_div(total, run), kTasksPerThread * threads);
   parallel_tasks(tasks, threads, [&](int64_t task) {
     int64_t first, last;
-    split(panels, run, static_cast<int>(tasks), static_cast<int>(task), first, last);
-    if (first < last) panel_run(first, last);
+    split(total, run, static_cast<int>(tasks), static_cast<int>(task), first, last);
+    int64_t start = 0;  // matrix m's panels are [start, start + panels[m]) of the list
+    for (size_t m = 0; m < panels.size() && start < last; start += panels[m], ++m) {
+      const int64_t from = std::max(first, start), to = std::min(last, start + panels[m]);
+      if (from < to) panel_run(m, from - start, to - start);
+    }
   });
+}
+
+template <typename PanelRun>
+void for_panel_runs(int64_t panels, int64_t panel_rows, int threads, PanelRun&& panel_run) {
+  const int64_t one[] = {panels};
+  for_panel_runs_of(one, panel_rows, threads,
+                    [&](size_t, int64_t first, int64_t last) { panel_run(first, last); });
 }
 
 // The best kernel this CPU runs (chosen once, on first use). ATENCION_GEMM_KERNEL=generic,

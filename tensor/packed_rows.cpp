@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
+#include <vector>
 
 #include "tensor/gemm_kernel.h"
 #include "tensor/threads.h"
@@ -66,13 +67,35 @@ void gemm_packed_row_reference(const float* a, int64_t a_step, const PackedRows&
 
 void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float* c,
                      bool accumulate) {
-  if (w.panel_rows() != kPanelRows)
-    throw std::logic_error("gemm_packed_row: W's panels are of " + std::to_string(w.panel_rows()) +
-                           " rows; the one-row product reads panels of 32");
-  const int64_t n = w.rows(), k = w.cols();
+  const PackedRows* one_w[] = {&w};
+  float* const one_c[] = {c};
+  gemm_packed_row_many(a, a_step, one_w, one_c, accumulate);
+}
+
+void gemm_packed_row_many(const float* a, int64_t a_step, std::span<const PackedRows* const> w,
+                          std::span<float* const> c, bool accumulate) {
+  if (w.empty() || c.size() != w.size())
+    throw std::logic_error("gemm_packed_row_many: " + std::to_string(w.size()) + " weights and " +
+                           std::to_string(c.size()) + " outputs; expected as many, at least one");
+  const int64_t k = w[0]->cols();
+  int64_t n = 0;
+  std::vector<int64_t> panels;
+  for (const PackedRows* weight : w) {
+    if (weight->panel_rows() != kPanelRows)
+      throw std::logic_error("gemm_packed_row: W's panels are of " +
+                             std::to_string(weight->panel_rows()) +
+                             " rows; the one-row product reads panels of 32");
+    if (weight->cols() != k)
+      throw std::logic_error("gemm_packed_row_many: weights of " + std::to_string(k) + " and " +
+                             std::to_string(weight->cols()) + " columns; one row times each "
+                             "needs the same");
+    n += weight->rows();
+    panels.push_back(weight->panels());
+  }
   if (n <= 0) return;
   if (k <= 0) {
-    if (!accumulate) std::fill(c, c + n, 0.0f);
+    if (!accumulate)
+      for (size_t m = 0; m < w.size(); ++m) std::fill(c[m], c[m] + w[m]->rows(), 0.0f);
     return;
   }
   // As gemm() splits a row: its thread count for this work, runs of 64 outputs (4 panels), a
@@ -80,20 +103,32 @@ void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float*
   const int available = detail::in_parallel_task() ? 1 : num_threads();
   const int threads = static_cast<int>(
       std::clamp<int64_t>(n * k / gemm_detail::min_work_per_thread, 1, available));
-  gemm_detail::for_panel_runs(w.panels(), kPanelRows, threads, [&](int64_t first, int64_t last) {
-    gemm_detail::avx2_packed_row_product(k, a, a_step, w.panel(0), n, c, accumulate, kc, first,
-                                         last);
-  });
+  gemm_detail::for_panel_runs_of(
+      panels, kPanelRows, threads, [&](size_t m, int64_t first, int64_t last) {
+        gemm_detail::avx2_packed_row_product(k, a, a_step, w[m]->panel(0), w[m]->rows(), c[m],
+                                             accumulate, kc, first, last);
+      });
 }
 
 Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight) {
-  const int64_t k = weight.cols(), n = weight.rows();
-  detail::check_weight_rows(
-      x.dtype() == DType::Float32 && x.dim() >= 1 && x.size(-1) == k && x.numel() == k, x,
-      "matmul_packed_row", "one float32 row of", n, k);
+  const PackedRows* one[] = {&weight};
+  return std::move(matmul_packed_row_many(x, one)[0]);
+}
+
+std::vector<Tensor> matmul_packed_row_many(const Tensor& x,
+                                           std::span<const PackedRows* const> weights) {
+  std::vector<Tensor> y;
+  std::vector<float*> outputs;
+  for (const PackedRows* weight : weights) {
+    const int64_t k = weight->cols(), n = weight->rows();
+    detail::check_weight_rows(
+        x.dtype() == DType::Float32 && x.dim() >= 1 && x.size(-1) == k && x.numel() == k, x,
+        "matmul_packed_row", "one float32 row of", n, k);
+    y.push_back(detail::weight_rows_output(x, n));
+    outputs.push_back(y.back().data<float>());
+  }
   const Tensor row = x.contiguous();
-  Tensor y = detail::weight_rows_output(x, n);
-  gemm_packed_row(row.data<float>(), 1, weight, y.data<float>(), /*accumulate=*/false);
+  gemm_packed_row_many(row.data<float>(), 1, weights, outputs, /*accumulate=*/false);
   return y;
 }
 

@@ -29,7 +29,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "tensor/aligned_array.h"
 #include "tensor/gemm.h"
@@ -73,6 +75,12 @@ void check_packed_rows_support(const std::string& operation,
 // of 32 rows (std::logic_error otherwise).
 void gemm_packed_row(const float* a, int64_t a_step, const PackedRows& w, float* c,
                      bool accumulate);
+// The same row times several W_m with as many columns each (a layer's Q, K and V weights, read
+// for the same token): c[m] as gemm_packed_row(a, a_step, *w[m], c[m], accumulate) gives it,
+// the same bits, in one product whose threads split all the panels together, waking and waiting
+// once (std::logic_error when the counts differ, the columns differ or a panel is not of 32).
+void gemm_packed_row_many(const float* a, int64_t a_step, std::span<const PackedRows* const> w,
+                          std::span<float* const> c, bool accumulate);
 // The readable reference: each output's blocks summed in order with std::fma, the same bits.
 void gemm_packed_row_reference(const float* a, int64_t a_step, const PackedRows& w, float* c,
                                bool accumulate);
@@ -81,6 +89,9 @@ void gemm_packed_row_reference(const float* a, int64_t a_step, const PackedRows&
 // std::invalid_argument naming both shapes otherwise, and std::logic_error when W's panels are
 // not of 32 rows.
 Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight);
+// y_m = matmul_packed_row(x, *weights[m]) for each m, the same bits, by gemm_packed_row_many.
+std::vector<Tensor> matmul_packed_row_many(const Tensor& x,
+                                           std::span<const PackedRows* const> weights);
 
 // Products of more rows (a batch decoding a token, a sentence's positions) pack op(B) = Wᵀ into
 // panels of the kernel's width for every call: W's panels are that packing when they have as

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "autograd/gradcheck.h"
@@ -234,6 +235,45 @@ TEST_CASE("Linear: a packed weight is for inference and refused with LoRA, float
                     "kept as bfloat16");
   linear.use_bfloat16_weight();  // the bfloat16 copy replaces the packed one
   CHECK(!linear.uses_packed_weight());
+}
+
+// forward_together: three layers on the same x (Q, K and V's projections) give what each
+// forward() gives, bit for bit, whether their products are one (one row, every weight packed,
+// or every one bfloat16) or each its own (more rows, weights of both kinds, an adapter).
+TEST_CASE("forward_together: each layer's forward, bit for bit, in one product or in turn",
+          "[linear][packed_rows]") {
+  if (!cpu_features().avx2 || !cpu_features().fma) return;
+  Generator generator(11);
+  auto three = [&] {
+    std::vector<std::shared_ptr<Linear>> layers;
+    for (const int64_t out : {96, 40, 7})
+      layers.push_back(std::make_shared<Linear>(300, out, generator));
+    return layers;
+  };
+  auto pointers = [](const std::vector<std::shared_ptr<Linear>>& layers) {
+    std::vector<const Linear*> p;
+    for (const auto& layer : layers) p.push_back(layer.get());
+    return p;
+  };
+  auto packed = three(), rounded = three(), mixed = three(), adapted = three();
+  for (const auto& layer : packed) layer->use_packed_weight();
+  for (const auto& layer : rounded) layer->use_bfloat16_weight();
+  mixed[0]->use_packed_weight();
+  mixed[2]->use_bfloat16_weight();
+  adapted[1]->add_lora(2, 4.0, generator);
+  // With the graph on, the packed layers refuse as forward() does.
+  CHECK_THROWS_WITH(forward_together(pointers(packed), Variable(Tensor::ones({1, 300}))),
+                    "Linear(in=300, out=96, bias=true): a packed weight is for inference: run "
+                    "forward under NoGradGuard");
+  NoGradGuard no_grad;
+  for (const auto* layers : {&packed, &rounded, &mixed, &adapted})
+    for (const Shape& shape : {Shape{1, 300}, Shape{1, 1, 300}, Shape{3, 300}}) {
+      const Variable x(uniform(shape, -1, 1, generator));
+      const std::vector<Variable> y = forward_together(pointers(*layers), x);
+      REQUIRE(y.size() == 3);
+      for (size_t m = 0; m < 3; ++m)
+        CHECK(y[m].value().to_vector() == (*(*layers)[m])(x).value().to_vector());
+    }
 }
 
 TEST_CASE("can_pack_weights: true only where use_packed_weights would pack every Linear",

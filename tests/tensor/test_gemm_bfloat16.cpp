@@ -1,7 +1,8 @@
 // tests/tensor/test_gemm_bfloat16.cpp — x·Wᵀ with W stored as bfloat16 (tensor/gemm_bfloat16.cpp,
 // tensor/bfloat16_matrix.cpp): the same bits as gemm() of the widened W on one row and on many,
-// at 1 and 2 threads; within float32's rounding of the readable reference; the rounding of each
-// weight and its place in the panels; the shapes; and the refusal on a CPU without AVX2 and FMA.
+// at 1 and 2 threads, and one row times several W at once; within float32's rounding of the
+// readable reference; the rounding of each weight and its place in the panels; the shapes; and
+// the refusal on a CPU without AVX2 and FMA.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -77,6 +78,51 @@ TEST_CASE("gemm_bfloat16: the bits of gemm on the widened W, at 1 and 2 threads"
 
 // The fast sum and the reference's differ only in float32's rounding of the same k terms:
 // each at most k · 2^-24 · sum_p |a_p w_p| (a sum of k terms in any order, fused or not).
+// One row times several bfloat16 weights at once (a layer's Q, K and V): each output the bits
+// of its own gemm_bfloat16, a 64-row panel reaching past a weight's end or not.
+TEST_CASE("gemm_bfloat16_row_many: each weight's outputs the bits of its own product, at 1 and 2 "
+          "threads",
+          "[gemm_bfloat16][threads]") {
+  if (!cpu_features().avx2 || !cpu_features().fma) return;
+  uint32_t seed = 60;
+  for (const std::vector<int64_t>& rows :
+       std::vector<std::vector<int64_t>>{{768, 768, 768}, {33, 70, 5}, {64, 0, 100}, {300}})
+    for (const int64_t k : {1, 9, 300})
+      for (int threads : {1, 2}) {
+        INFO(rows.size() << " weights, the first of " << rows[0] << " rows, k " << k << ", "
+                         << threads << " threads");
+        const std::vector<float> a = uniform_values(k, seed++);
+        std::vector<BFloat16Matrix> weights;
+        std::vector<std::vector<float>> together, alone;
+        for (const int64_t n : rows) {
+          weights.emplace_back(Tensor::from_vector(uniform_values(n * k, seed++), {n, k}));
+          together.push_back(uniform_values(n + 1, seed++));
+          alone.push_back(together.back());
+        }
+        std::vector<const BFloat16Matrix*> w;
+        std::vector<float*> c;
+        for (size_t m = 0; m < rows.size(); ++m) {
+          w.push_back(&weights[m]);
+          c.push_back(together[m].data());
+        }
+        const int before = num_threads();
+        set_num_threads(threads);
+        gemm_bfloat16_row_many(a.data(), 1, w, c, /*accumulate=*/true);
+        for (size_t m = 0; m < rows.size(); ++m)
+          gemm_bfloat16({1, rows[m], k, false, true, k, k, rows[m]}, a.data(), weights[m],
+                        alone[m].data(), /*accumulate=*/true);
+        set_num_threads(before);
+        for (size_t m = 0; m < rows.size(); ++m) REQUIRE(together[m] == alone[m]);
+      }
+  const BFloat16Matrix first(Tensor::from_vector(uniform_values(19 * 6, 7), {19, 6}));
+  const Tensor x = Tensor::from_vector(uniform_values(6, 9), {1, 6});
+  const BFloat16Matrix* one[] = {&first};
+  CHECK(matmul_bfloat16_row_many(x, one)[0].to_vector() == matmul_bfloat16(x, first).to_vector());
+  CHECK_THROWS_WITH(matmul_bfloat16_row_many(Tensor::zeros({2, 6}), one),
+                    "matmul_bfloat16_row_many: x [2, 6] float32 must be one float32 row of 6 (W "
+                    "is [19, 6])");
+}
+
 TEST_CASE("gemm_bfloat16: within float32 rounding of the readable reference", "[gemm_bfloat16]") {
   uint32_t seed = 500;
   for (const auto& mnk : kShapes) {

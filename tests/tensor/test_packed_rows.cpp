@@ -1,7 +1,8 @@
 // tests/tensor/test_packed_rows.cpp — W copied into panels of 32 rows and the products that
 // read them (tensor/packed_rows.cpp): the layout; the bits of gemm()'s one-row product on W and
 // of the readable reference, at 1 and 2 threads; products of many rows with the bits of matmul on
-// W; the shapes; the refusal on a CPU without AVX2 and FMA.
+// W; one row times several weights in one product, with each one's bits; the shapes; the refusal
+// on a CPU without AVX2 and FMA.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -86,6 +87,76 @@ TEST_CASE("gemm_packed_row: the bits of gemm's one-row product on W, at 1 and 2 
           REQUIRE(std::memcmp(reference.data(), expected.data(), fast.size() * sizeof(float)) ==
                   0);
         }
+}
+
+// One row times several weights at once (a layer's Q, K and V): each output the bits of its own
+// gemm_packed_row, whatever the weights' rows (multiples of a 64-output run or not, so that a
+// run reaches from one weight into the next, one weight of no rows) and the thread count.
+TEST_CASE("gemm_packed_row_many: each weight's outputs the bits of its own product, at 1 and 2 "
+          "threads",
+          "[gemm][packed_rows][threads]") {
+  if (!cpu_packs()) return;
+  uint32_t seed = 40;
+  for (const std::vector<int64_t>& rows : std::vector<std::vector<int64_t>>{
+           {768, 768, 768}, {33, 70, 5}, {64, 0, 100}, {1, 1}, {300}})
+    for (const int64_t k : {1, 9, 300})
+      for (bool accumulate : {false, true})
+        for (int threads : {1, 2}) {
+          INFO(rows.size() << " weights, the first of " << rows[0] << " rows, k " << k
+                           << (accumulate ? ", accumulate" : "") << ", " << threads
+                           << " threads");
+          const std::vector<float> a = uniform_values(k, seed++);
+          std::vector<PackedRows> weights;
+          std::vector<std::vector<float>> together, alone;
+          for (const int64_t n : rows) {
+            weights.emplace_back(Tensor::from_vector(uniform_values(n * k, seed++), {n, k}));
+            together.push_back(uniform_values(n, seed++));
+            together.back().push_back(kSentinel);
+            alone.push_back(together.back());
+          }
+          std::vector<const PackedRows*> w;
+          std::vector<float*> c;
+          for (size_t m = 0; m < rows.size(); ++m) {
+            w.push_back(&weights[m]);
+            c.push_back(together[m].data());
+          }
+          with_threads(threads, [&] {
+            gemm_packed_row_many(a.data(), 1, w, c, accumulate);
+            for (size_t m = 0; m < rows.size(); ++m)
+              gemm_packed_row(a.data(), 1, weights[m], alone[m].data(), accumulate);
+          });
+          for (size_t m = 0; m < rows.size(); ++m)
+            REQUIRE(std::memcmp(together[m].data(), alone[m].data(),
+                                together[m].size() * sizeof(float)) == 0);
+        }
+}
+
+TEST_CASE("matmul_packed_row_many: one row times each weight, refused in one line otherwise",
+          "[packed_rows]") {
+  if (!cpu_packs()) return;
+  const PackedRows first(Tensor::from_vector(uniform_values(19 * 6, 7), {19, 6}));
+  const PackedRows second(Tensor::from_vector(uniform_values(40 * 6, 8), {40, 6}));
+  const Tensor x = Tensor::from_vector(uniform_values(6, 9), {1, 1, 6});
+  const PackedRows* both[] = {&first, &second};
+  const std::vector<Tensor> y = matmul_packed_row_many(x, both);
+  REQUIRE(y.size() == 2);
+  CHECK(y[0].shape() == Shape{1, 1, 19});
+  CHECK(y[1].shape() == Shape{1, 1, 40});
+  CHECK(y[0].to_vector() == matmul_packed_row(x, first).to_vector());
+  CHECK(y[1].to_vector() == matmul_packed_row(x, second).to_vector());
+  CHECK_THROWS_WITH(matmul_packed_row_many(Tensor::zeros({2, 6}), both),
+                    "matmul_packed_row: x [2, 6] float32 must be one float32 row of 6 (W is "
+                    "[19, 6])");
+  const PackedRows narrow(Tensor::zeros({4, 5}));
+  const PackedRows* mixed[] = {&first, &narrow};
+  CHECK_THROWS_WITH(gemm_packed_row_many(x.data<float>(), 1, mixed,
+                                         std::vector<float*>{nullptr, nullptr}, false),
+                    "gemm_packed_row_many: weights of 6 and 5 columns; one row times each needs "
+                    "the same");
+  CHECK_THROWS_WITH(gemm_packed_row_many(x.data<float>(), 1, both, std::vector<float*>{nullptr},
+                                         false),
+                    "gemm_packed_row_many: 2 weights and 1 outputs; expected as many, at least "
+                    "one");
 }
 
 TEST_CASE("matmul_packed_row: one row x [..., k] times Wᵀ, shapes checked", "[packed_rows]") {
