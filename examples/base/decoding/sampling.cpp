@@ -11,12 +11,21 @@
 namespace atencion::examples::decoding {
 namespace {
 
-// Token ids from the most likely down (ties: the lower id first).
-std::vector<size_t> by_probability(const std::vector<double>& probabilities) {
+// The `count` most likely token ids, the most likely first (ties: the lower id first): the
+// start of the vocabulary sorted by probability, found without sorting the rest (a vocabulary
+// of 50,257 sorted whole took 5 ms a token, half of what GPT-2's forward takes).
+std::vector<size_t> likeliest(const std::vector<double>& probabilities, size_t count) {
   std::vector<size_t> order(probabilities.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return probabilities[a] > probabilities[b]; });
+  count = std::min(count, order.size());
+  const auto before = [&](size_t a, size_t b) {
+    return probabilities[a] > probabilities[b] || (probabilities[a] == probabilities[b] && a < b);
+  };
+  if (count < order.size())
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count),
+                     order.end(), before);
+  order.resize(count);
+  std::sort(order.begin(), order.end(), before);
   return order;
 }
 
@@ -63,23 +72,24 @@ std::vector<double> softmax_with_temperature(const std::vector<double>& logits,
 std::vector<double> top_k_filter(const std::vector<double>& probabilities, int64_t k) {
   if (k <= 0 || k >= static_cast<int64_t>(probabilities.size())) return probabilities;
   std::vector<double> kept(probabilities.size(), 0.0);
-  const std::vector<size_t> order = by_probability(probabilities);
-  for (int64_t i = 0; i < k; ++i) {
-    const size_t id = order[static_cast<size_t>(i)];
+  for (const size_t id : likeliest(probabilities, static_cast<size_t>(k)))
     kept[id] = probabilities[id];
-  }
   return kept;
 }
 
 std::vector<double> top_p_filter(const std::vector<double>& probabilities, double p) {
-  std::vector<double> kept(probabilities.size(), 0.0);
-  double before = 0;  // the probability of the tokens kept so far
-  for (const size_t id : by_probability(probabilities)) {
-    if (before >= p) break;
-    kept[id] = probabilities[id];
-    before += probabilities[id];
+  // The nucleus is most often a few tokens: look among the 64 likeliest, and if they hold less
+  // than p, among twice as many, and so on up to the whole vocabulary.
+  for (size_t count = 64;; count *= 2) {
+    const std::vector<size_t> order = likeliest(probabilities, count);
+    double before = 0;  // the probability of the tokens kept so far
+    size_t kept_count = 0;
+    while (kept_count < order.size() && before < p) before += probabilities[order[kept_count++]];
+    if (before < p && order.size() < probabilities.size()) continue;
+    std::vector<double> kept(probabilities.size(), 0.0);
+    for (size_t i = 0; i < kept_count; ++i) kept[order[i]] = probabilities[order[i]];
+    return kept;
   }
-  return kept;
 }
 
 SamplingSteps sampling_steps(const std::vector<double>& logits, const SamplingOptions& options) {

@@ -3,8 +3,10 @@
 // seeded draw.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <vector>
 
 #include "base/decoding/sampling.h"
 
@@ -82,6 +84,41 @@ TEST_CASE("sampling: top-p's boundary is Hugging Face's: a token whose more like
   CHECK(top_p_filter(p, 0.75) == std::vector<double>{0.25, 0.5, 0});  // ties: the lower id first
   CHECK(top_p_filter(p, std::nextafter(0.75, 1.0)) == p);
   CHECK(top_p_filter(p, 0.5) == std::vector<double>{0, 0.5, 0});
+}
+
+// On a vocabulary of GPT-2's size with many ties, the filters keep what the plain rule keeps:
+// sort every id by probability (ties: the lower id first), keep the first k, or the first ones
+// while the kept probability is below p. (They look only at the likeliest few; top-p widens its
+// look, 64, 128, ... ids, until the kept probability reaches p: the cases below keep 1, 80, 2,443,
+// 38,733, 48,356 and every token.)
+TEST_CASE("sampling: top-k and top-p keep on a large vocabulary what sorting all of it keeps",
+          "[sampling]") {
+  std::vector<double> p(50257);
+  SplitMix64 generator(5);
+  for (double& x : p) x = static_cast<double>(1 + generator.next() % 97);  // many ties
+  p[123] = 2e6;  // one token more likely than the rest together
+  p = divided_by_sum(p);
+  std::vector<size_t> order(p.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] > p[b]; });
+  for (const int64_t k : {1, 2, 40, 1000, 50256}) {
+    std::vector<double> expected(p.size(), 0.0);
+    for (int64_t i = 0; i < k; ++i) expected[order[i]] = p[order[i]];
+    CHECK(top_k_filter(p, k) == expected);
+  }
+  double mass_of_80 = 0;
+  for (size_t i = 0; i < 80; ++i) mass_of_80 += p[order[i]];
+  for (const double top_p : {0.3, mass_of_80, 0.5, 0.97, 0.999, 1.0}) {
+    std::vector<double> expected(p.size(), 0.0);
+    double before = 0;
+    for (const size_t id : order) {
+      if (before >= top_p) break;
+      expected[id] = p[id];
+      before += p[id];
+    }
+    INFO("top-p " << top_p << ", " << kept(expected).size() << " tokens kept");
+    CHECK(top_p_filter(p, top_p) == expected);
+  }
 }
 
 TEST_CASE("sampling: top-k 3 then top-p 0.7 on the lesson's words keeps {mat, bed}, as Hugging "
