@@ -29,6 +29,11 @@ std::vector<size_t> likeliest(const std::vector<double>& probabilities, size_t c
   return order;
 }
 
+// The id of the first largest logit: where greedy puts all the mass.
+size_t first_largest(const std::vector<double>& logits) {
+  return static_cast<size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+}
+
 // p / Σ p
 std::vector<double> renormalised(std::vector<double> probabilities) {
   const double total = std::accumulate(probabilities.begin(), probabilities.end(), 0.0);
@@ -97,8 +102,9 @@ SamplingSteps sampling_steps(const std::vector<double>& logits, const SamplingOp
   SamplingSteps steps;
   if (options.temperature == 0) {  // greedy: all the mass on the first largest logit
     std::vector<double> one_hot(logits.size(), 0.0);
-    one_hot[static_cast<size_t>(std::max_element(logits.begin(), logits.end()) - logits.begin())] = 1;
-    steps.after_temperature = steps.after_top_k = steps.after_top_p = one_hot;
+    one_hot[first_largest(logits)] = 1;
+    steps.after_temperature = steps.after_top_k = one_hot;
+    steps.after_top_p = std::move(one_hot);
     return steps;
   }
   steps.after_temperature = softmax_with_temperature(logits, options.temperature);
@@ -124,6 +130,14 @@ int64_t draw(const std::vector<double>& distribution, SplitMix64& generator) {
     if (u < cumulative) return last_possible;
   }
   return last_possible;  // u at the very top, past rounding in the sums
+}
+
+int64_t next_token(const std::vector<double>& logits, const SamplingOptions& options,
+                   SplitMix64& generator) {
+  if (options.temperature != 0) return sample_next(logits, options, generator).token;
+  check(logits, options);
+  generator.next();  // the number sample_next's draw from the one-hot takes, as it does
+  return static_cast<int64_t>(first_largest(logits));
 }
 
 SamplingSteps sample_next(const std::vector<double>& logits, const SamplingOptions& options,

@@ -112,7 +112,7 @@ std::vector<std::vector<int64_t>> sample(NextTokenScorer& scorer,
     row.assign(logits, logits + vocab);
     for (int64_t v = 0; v < vocab; ++v)  // softmax gives exp(-inf) = 0: never drawn
       if (!allowed[v]) row[v] = -std::numeric_limits<double>::infinity();
-    return sample_next(row, options.sampling, generators[start]).token;
+    return next_token(row, options.sampling, generators[start]);
   };
   return token_by_token(scorer, starts, options, false, draw_one);
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -184,6 +185,29 @@ TEST_CASE("sampling: sample_next draws from its last step with the generator it 
     CHECK(steps.after_top_p[static_cast<size_t>(steps.token)] > 0);
     CHECK(generator.next() == same.next());  // one number drawn
   }
+}
+
+// next_token is sample_next's token, with the generator left where sample_next leaves it: at
+// temperature 0 (the first largest logit, ties and -inf included) and above.
+TEST_CASE("sampling: next_token is sample_next's token", "[sampling]") {
+  const double never = -std::numeric_limits<double>::infinity();
+  const std::vector<std::vector<double>> rows = {
+      logs(kWorked), {0.5, 3.0, 3.0, -1.0}, {never, 2.0, never, 2.0}, {1.0}};
+  for (const double temperature : {0.0, 0.7, 1.0})
+    for (const auto& row : rows)
+      for (uint64_t seed = 1; seed <= 5; ++seed) {
+        SamplingOptions options;
+        options.temperature = temperature;
+        SplitMix64 generator(seed), same(seed);
+        CHECK(next_token(row, options, generator) == sample_next(row, options, same).token);
+        CHECK(generator.next() == same.next());
+      }
+  SplitMix64 generator(1);
+  SamplingOptions greedy;
+  greedy.temperature = 0;
+  greedy.top_p = 0;
+  CHECK_THROWS_WITH(next_token(logs(kWorked), greedy, generator),
+                    "sampling: top-p must be in (0, 1], not 0");
 }
 
 TEST_CASE("sampling: bad options give clear errors", "[sampling]") {
