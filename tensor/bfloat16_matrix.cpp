@@ -58,19 +58,11 @@ Tensor matmul_bfloat16(const Tensor& x, const BFloat16Matrix& weight) {
 
 std::vector<Tensor> matmul_bfloat16_row_many(const Tensor& x,
                                              std::span<const BFloat16Matrix* const> weights) {
-  std::vector<Tensor> y;
-  std::vector<float*> outputs;
-  for (const BFloat16Matrix* weight : weights) {
-    const int64_t k = weight->cols(), n = weight->rows();
-    detail::check_weight_rows(
-        x.dtype() == DType::Float32 && x.dim() >= 1 && x.size(-1) == k && x.numel() == k, x,
-        "matmul_bfloat16_row_many", "one float32 row of", n, k);
-    y.push_back(detail::weight_rows_output(x, n));
-    outputs.push_back(y.back().data<float>());
-  }
-  const Tensor row = x.contiguous();
-  gemm_bfloat16_row_many(row.data<float>(), 1, weights, outputs, /*accumulate=*/false);
-  return y;
+  return detail::one_row_times_each(
+      x, weights, "matmul_bfloat16_row_many",
+      [&](const float* row, std::span<float* const> outputs) {
+        gemm_bfloat16_row_many(row, 1, weights, outputs, /*accumulate=*/false);
+      });
 }
 
 }  // namespace atencion

@@ -117,19 +117,10 @@ Tensor matmul_packed_row(const Tensor& x, const PackedRows& weight) {
 
 std::vector<Tensor> matmul_packed_row_many(const Tensor& x,
                                            std::span<const PackedRows* const> weights) {
-  std::vector<Tensor> y;
-  std::vector<float*> outputs;
-  for (const PackedRows* weight : weights) {
-    const int64_t k = weight->cols(), n = weight->rows();
-    detail::check_weight_rows(
-        x.dtype() == DType::Float32 && x.dim() >= 1 && x.size(-1) == k && x.numel() == k, x,
-        "matmul_packed_row", "one float32 row of", n, k);
-    y.push_back(detail::weight_rows_output(x, n));
-    outputs.push_back(y.back().data<float>());
-  }
-  const Tensor row = x.contiguous();
-  gemm_packed_row_many(row.data<float>(), 1, weights, outputs, /*accumulate=*/false);
-  return y;
+  return detail::one_row_times_each(
+      x, weights, "matmul_packed_row", [&](const float* row, std::span<float* const> outputs) {
+        gemm_packed_row_many(row, 1, weights, outputs, /*accumulate=*/false);
+      });
 }
 
 int64_t gemm_panel_rows() { return gemm_detail::best_kernel<float>().nr; }
