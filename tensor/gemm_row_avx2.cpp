@@ -149,6 +149,20 @@ ATENCION_AVX2_TARGET void row_times_bt(const GemmShape& s, const float* a, int64
   }
 }
 
+// A panel's step is 128 bytes (32 floats, or 64 bfloat16), two cache lines, read once a token.
+// Both lines of the step 4 KB ahead are asked for with the non-temporal hint: they arrive before
+// the loads need them, and they are kept out of the caches' long-lived ways, so that half a
+// gigabyte of weights streaming through a decoded token does not push out what is read again
+// (the key/value cache, the activations). Prefetches never fault, past the panels' end too, and
+// change no value. Measured in docs/performance.md#weights-read-once.
+constexpr int64_t kReadAheadBytes = 4096;
+
+inline void read_ahead_once(const void* step) {
+  const char* ahead = static_cast<const char*>(step) + kReadAheadBytes;
+  _mm_prefetch(ahead, _MM_HINT_NTA);
+  _mm_prefetch(ahead + 64, _MM_HINT_NTA);
+}
+
 // One float32 panel of 32 rows (tensor/packed_rows.h), `outputs` of them real (the rest zeros:
 // summed, never stored): one stream, 128 bytes a step, its 32 weights the outputs 0-7, 8-15,
 // 16-23 and 24-31 of the panel. Per block of kc steps, four chains of fused multiply-adds, one
@@ -166,6 +180,7 @@ ATENCION_AVX2_TARGET void sum_float_panel(int64_t k, const float* a, int64_t a_s
     for (int g = 0; g < kGroups; ++g) sums[g] = _mm256_setzero_ps();
     const float* step = panel + 8 * kGroups * pc;
     for (int64_t p = pc; p < block_end; ++p, step += 8 * kGroups) {
+      read_ahead_once(step);
       const __m256 a_value = _mm256_broadcast_ss(a + p * a_step);
 #pragma GCC unroll 4
       for (int g = 0; g < kGroups; ++g)
@@ -209,6 +224,7 @@ ATENCION_AVX2_TARGET void sum_bfloat16_panel(int64_t k, const float* a, int64_t 
     for (int g = 0; g < kGroups; ++g) low[g] = high[g] = _mm256_setzero_ps();
     const uint16_t* step = panel + 16 * kGroups * pc;
     for (int64_t p = pc; p < block_end; ++p, step += 16 * kGroups) {
+      read_ahead_once(step);
       const __m256 a_value = _mm256_broadcast_ss(a + p * a_step);
 #pragma GCC unroll 4
       for (int g = 0; g < kGroups; ++g) {
