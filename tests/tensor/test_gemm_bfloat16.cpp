@@ -118,6 +118,16 @@ TEST_CASE("gemm_bfloat16_row_many: each weight's outputs the bits of its own pro
   const Tensor x = Tensor::from_vector(uniform_values(6, 9), {1, 6});
   const BFloat16Matrix* one[] = {&first};
   CHECK(matmul_bfloat16_row_many(x, one)[0].to_vector() == matmul_bfloat16(x, first).to_vector());
+  const BFloat16Matrix narrow(Tensor::zeros({4, 5}));
+  const BFloat16Matrix* mixed[] = {&first, &narrow};
+  CHECK_THROWS_WITH(gemm_bfloat16_row_many(x.data<float>(), 1, mixed,
+                                           std::vector<float*>{nullptr, nullptr}, false),
+                    "gemm_bfloat16_row_many: weights of 6 and 5 columns; one row times each "
+                    "needs the same");
+  CHECK_THROWS_WITH(gemm_bfloat16_row_many(x.data<float>(), 1, one,
+                                           std::vector<float*>{nullptr, nullptr}, false),
+                    "gemm_bfloat16_row_many: 1 weights and 2 outputs; expected as many, at least "
+                    "one");
   CHECK_THROWS_WITH(matmul_bfloat16_row_many(Tensor::zeros({2, 6}), one),
                     "matmul_bfloat16_row_many: x [2, 6] float32 must be one float32 row of 6 (W "
                     "is [19, 6])");
