@@ -54,3 +54,19 @@ TEST_CASE("clip_grad_norm: scales a gradient in place unless something else hold
   REQUIRE(b.grad().item() == Approx(12.0 * scale).epsilon(1e-14));
   REQUIRE(kept_b.item() == 12.0);  // what the caller held is as it was
 }
+
+TEST_CASE("clip_grad_norm: the norm of float32 gradients whose count is not a multiple of eight",
+          "[optim][clip]") {
+  // 1,003 numbers: 125 rounds of the eight running sums and a tail of three.
+  std::vector<float> values(1003);
+  long double squares = 0;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 3.0);
+    squares += static_cast<long double>(values[i]) * values[i];
+  }
+  const Shape shape{static_cast<int64_t>(values.size())};
+  Variable a(Tensor::zeros(shape), true);
+  sum(a * Variable(Tensor::from_vector(values, shape))).backward();
+  REQUIRE(clip_grad_norm({a}, 1e9) ==
+          Approx(static_cast<double>(std::sqrt(squares))).epsilon(1e-12));
+}
