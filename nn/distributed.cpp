@@ -5,6 +5,8 @@
 // those calls: broadcast, buckets, the token-weighted average.
 #include "nn/distributed.h"
 
+#include "nn/optim/optimizer.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -113,6 +115,14 @@ void broadcast_from_rank0(void* data, int64_t bytes) {
 
 void barrier_mpi() { check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier"); }
 
+// In place: rank r's counts[r] elements at offsets[r] of `data` copied into every rank's.
+void all_gather(void* data, const std::vector<int>& counts, const std::vector<int>& offsets,
+                Element element) {
+  check(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, counts.data(), offsets.data(),
+                       mpi_type(element), MPI_COMM_WORLD),
+        "MPI_Allgatherv");
+}
+
 // Non-blocking: starts the in-place sum of `data` over the ranks; test/wait for its end.
 using Request = MPI_Request;
 Request start_all_reduce(void* data, int64_t count, Element element) {
@@ -141,6 +151,7 @@ void stop_mpi() {}
 void all_reduce(void*, int64_t, Element, Reduction) {}
 void broadcast_from_rank0(void*, int64_t) {}
 void barrier_mpi() {}
+void all_gather(void*, const std::vector<int>&, const std::vector<int>&, Element) {}
 using Request = int;
 Request start_all_reduce(void*, int64_t, Element) { return 0; }
 bool test_request(Request&) { return true; }
@@ -280,6 +291,43 @@ void broadcast_bucket(const std::vector<Variable>& parameters, const Bucket& buc
   if (rank == 0) copy_values(parameters, bucket, flat, true);
   broadcast_from_rank0(flat.data(), static_cast<int64_t>(flat.size() * sizeof(T)));
   if (rank != 0) copy_values(parameters, bucket, flat, false);
+}
+
+// One buffer holds rank 0's parts of every tensor, then rank 1's, and so on; each rank writes
+// its own, the all-gather fills in the others', and they go back into the tensors.
+template <typename T>
+void all_gather_parts_of(const std::vector<Tensor>& tensors, int rank, int size) {
+  std::vector<int> counts(static_cast<size_t>(size), 0), offsets(static_cast<size_t>(size), 0);
+  int64_t total = 0;
+  for (int r = 0; r < size; ++r) {
+    int64_t count = 0;
+    for (const Tensor& tensor : tensors) count += part_of(tensor.numel(), r, size).count();
+    if (total + count > INT_MAX)
+      throw std::invalid_argument("distributed::all_gather_parts: more than 2^31 numbers");
+    offsets[static_cast<size_t>(r)] = static_cast<int>(total);
+    counts[static_cast<size_t>(r)] = static_cast<int>(count);
+    total += count;
+  }
+  std::vector<T> flat(static_cast<size_t>(total));
+  const auto copy = [&](int r, bool into_buffer) {
+    T* cursor = flat.data() + offsets[static_cast<size_t>(r)];
+    for (const Tensor& tensor : tensors) {
+      const ElementRange part = part_of(tensor.numel(), r, size);
+      Tensor handle = tensor;  // shares the tensor's storage: writing it writes the tensor
+      T* numbers = handle.data<T>() + part.begin;
+      const size_t bytes = static_cast<size_t>(part.count()) * sizeof(T);
+      if (into_buffer)
+        std::memcpy(cursor, numbers, bytes);
+      else
+        std::memcpy(numbers, cursor, bytes);
+      cursor += part.count();
+    }
+  };
+  copy(rank, true);
+  all_gather(flat.data(), counts, offsets,
+             std::is_same_v<T, float> ? Element::Float32 : Element::Float64);
+  for (int r = 0; r < size; ++r)
+    if (r != rank) copy(r, false);
 }
 
 uint64_t fnv1a(const void* data, size_t bytes, uint64_t hash) {
@@ -429,6 +477,28 @@ bool Communicator::same_on_all_ranks(uint64_t value) {
 
 void Communicator::barrier() {
   if (size_ > 1) barrier_mpi();
+}
+
+void Communicator::all_gather_parts(const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> floats, doubles;
+  uint64_t layout = fnv_offset;  // the sizes and dtypes, which every rank must share
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& tensor = tensors[i];
+    const DType dtype = tensor.dtype();
+    if (!tensor.is_contiguous() || (dtype != DType::Float32 && dtype != DType::Float64))
+      throw std::invalid_argument("distributed::all_gather_parts: tensor " + std::to_string(i) +
+                                  " is " + shape_to_string(tensor.shape()) + " " +
+                                  dtype_name(dtype) + " (contiguous float32 or float64 expected)");
+    const int64_t facts[2] = {tensor.numel(), dtype == DType::Float32 ? 4 : 8};
+    layout = fnv1a(facts, sizeof facts, layout);
+    (dtype == DType::Float32 ? floats : doubles).push_back(tensor);
+  }
+  if (size_ == 1) return;  // checked as on N processes; nothing to exchange
+  if (!same_on_all_ranks(layout))
+    throw std::invalid_argument("distributed::all_gather_parts: the processes passed different "
+                                "lists of tensors (their sizes or dtypes differ)");
+  if (!floats.empty()) all_gather_parts_of<float>(floats, rank_, size_);
+  if (!doubles.empty()) all_gather_parts_of<double>(doubles, rank_, size_);
 }
 
 // ---- GradientReducer: the all-reduce of each bucket while backward goes on -------------------

@@ -85,6 +85,15 @@ class Communicator {
   int64_t average_gradients(const std::vector<Variable>& parameters, int64_t local_count,
                             std::size_t bucket_bytes = default_bucket_bytes);
 
+  // Rank r's part r of each tensor (part_of(numel, r, size()), nn/optim/optimizer.h) copied
+  // into every other rank's: afterwards every rank holds, in each part, the owner's numbers.
+  // After Adam::step_part(rank(), size()) on every rank, all_gather_parts of the parameters'
+  // values leaves on every rank the values of one whole step (ZeRO stage 1,
+  // docs/13-data-parallel.md#the-update-shared-out). The tensors must be contiguous, float32
+  // or float64, and the same list (sizes, dtypes) on every rank: std::invalid_argument if not.
+  // With one process it only checks them.
+  void all_gather_parts(const std::vector<Tensor>& tensors);
+
   // Σ over ranks of `value` (e.g. a loss weighted by tokens, for logging); `value` on one rank.
   double all_reduce_sum(double value);
   // True when `value` is the same on every rank (on every rank: they all get the answer).

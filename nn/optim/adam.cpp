@@ -49,6 +49,15 @@ void adam_update(T* param, const T* grad, T* exp_avg, T* exp_avg_sq, int64_t n,
   });
 }
 
+// The elements `part` of one parameter, its gradient and its two moments.
+template <typename T>
+void update_part(Tensor& value, Tensor& grad, Tensor& exp_avg, Tensor& exp_avg_sq,
+                 ElementRange part, const AdamStepScalars& s) {
+  const int64_t b = part.begin;
+  adam_update(value.data<T>() + b, grad.data<T>() + b, exp_avg.data<T>() + b,
+              exp_avg_sq.data<T>() + b, part.count(), s);
+}
+
 }  // namespace
 
 Adam::Adam(std::vector<Variable> parameters, AdamOptions options)
@@ -72,7 +81,12 @@ AdamW::AdamW(std::vector<Variable> parameters, AdamWOptions o)
     : Adam(std::move(parameters), {o.lr, o.beta1, o.beta2, o.eps, o.weight_decay}, true,
            "AdamW") {}
 
-void Adam::step() {
+void Adam::step() { step_part(0, 1); }
+
+void Adam::step_part(int index, int count) {
+  if (count < 1 || index < 0 || index >= count)
+    throw std::invalid_argument(std::string(name_) + ".step_part: part " + std::to_string(index) +
+                                " of " + std::to_string(count) + " (0 <= index < count)");
   NoGradGuard no_grad;
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     Variable& parameter = parameters_[i];
@@ -99,13 +113,22 @@ void Adam::step() {
         lr / (1.0 - std::pow(options_.beta1, t)),
         std::sqrt(1.0 - std::pow(options_.beta2, t)),
     };
+    const ElementRange part = part_of(value.numel(), index, count);
     if (value.dtype() == DType::Float32)
-      adam_update(value.data<float>(), grad.data<float>(), state.exp_avg.data<float>(),
-                  state.exp_avg_sq.data<float>(), value.numel(), scalars);
+      update_part<float>(value, grad, state.exp_avg, state.exp_avg_sq, part, scalars);
     else
-      adam_update(value.data<double>(), grad.data<double>(), state.exp_avg.data<double>(),
-                  state.exp_avg_sq.data<double>(), value.numel(), scalars);
+      update_part<double>(value, grad, state.exp_avg, state.exp_avg_sq, part, scalars);
   }
+}
+
+std::vector<Tensor> Adam::moments() const {
+  std::vector<Tensor> moments;
+  for (const State& state : states_)
+    if (state.step > 0) {
+      moments.push_back(state.exp_avg);
+      moments.push_back(state.exp_avg_sq);
+    }
+  return moments;
 }
 
 NamedTensors Adam::state_dict() const {

@@ -39,10 +39,20 @@ class Adam : public Optimizer {
  public:
   // Adam(model.parameters(), {.lr = 1e-3, .beta2 = 0.98, .eps = 1e-9})
   Adam(std::vector<Variable> parameters, AdamOptions options);
-  void step() override;
+  void step() override;  // every element of every parameter: step_part(0, 1)
+  // Part `index` of `count` of each parameter with a gradient (part_of in optimizer.h) takes
+  // the step, the other elements and their moments stay as they are; every such parameter
+  // counts the step. Each element's update is the same arithmetic, so N processes that each
+  // take their part (index = rank, count = N) and then exchange them hold, together, the
+  // bits of one step(): the optimizer's work shared out (ZeRO stage 1,
+  // docs/13-data-parallel.md#the-update-shared-out).
+  void step_part(int index, int count);
   // "<i>.step" (Int64 scalar), "<i>.exp_avg" (m) and "<i>.exp_avg_sq" (v) for each parameter
   // that has taken a step; torch's names for the same buffers.
   NamedTensors state_dict() const override;
+  // m and v of each parameter that has taken a step, in the parameters' order: the buffers
+  // themselves (on N processes each holds its own part up to date until they are exchanged).
+  std::vector<Tensor> moments() const;
   void load_state_dict(const NamedTensors& state) override;
   const AdamOptions& options() const { return options_; }
   int64_t step_count(std::size_t parameter_index) const { return states_.at(parameter_index).step; }

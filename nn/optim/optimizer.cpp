@@ -31,6 +31,16 @@ void Optimizer::set_learning_rate(double learning_rate) {
   learning_rate_ = learning_rate;
 }
 
+ElementRange part_of(int64_t numel, int index, int count) {
+  if (numel < 0 || count < 1 || index < 0 || index >= count)
+    throw std::invalid_argument("part_of: part " + std::to_string(index) + " of " +
+                                std::to_string(count) + " of " + std::to_string(numel) +
+                                " elements");
+  const auto at = [&](int64_t i) { return static_cast<int64_t>(
+                                       static_cast<__int128>(numel) * i / count); };
+  return {at(index), at(index + 1)};
+}
+
 namespace optim_detail {
 
 const Tensor& find_state(const char* owner, const NamedTensors& state, const std::string& name,

@@ -52,6 +52,17 @@ class Optimizer {
   double learning_rate_;
 };
 
+// The part `index` of `count` of a tensor's `numel` elements: [numel·index / count,
+// numel·(index + 1) / count), contiguous, disjoint, together all of them (a part may be empty
+// when numel < count). On N processes process r updates part r of every parameter
+// (Adam::step_part, docs/13-data-parallel.md#the-update-shared-out).
+struct ElementRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+  int64_t count() const { return end - begin; }
+};
+ElementRange part_of(int64_t numel, int index, int count);
+
 namespace optim_detail {
 // Finds `name` in `state` and checks it has `shape` and `dtype`; `owner` names the optimizer in
 // the message ("Adam.load_state_dict: ...").

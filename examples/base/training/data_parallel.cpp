@@ -57,6 +57,19 @@ std::unique_ptr<distributed::GradientReducer> DataParallel::gradient_reducer(
   return std::make_unique<distributed::GradientReducer>(communicator_, parameters, kBucketBytes);
 }
 
+void DataParallel::step(nn::Adam& optimizer) const {
+  if (size() == 1) return optimizer.step();
+  optimizer.step_part(rank(), size());
+  std::vector<Tensor> updated;  // the same list on every process: finish() made it so
+  for (const Variable& parameter : optimizer.parameters())
+    if (parameter.has_grad()) updated.push_back(parameter.value());
+  communicator_.all_gather_parts(updated);
+}
+
+void DataParallel::gather_optimizer_state(const nn::Adam& optimizer) const {
+  if (size() > 1) communicator_.all_gather_parts(optimizer.moments());
+}
+
 double DataParallel::loss_share(double shard_loss, int64_t shard_tokens,
                                 int64_t global_tokens) const {
   if (size() == 1) return shard_loss;

@@ -21,6 +21,7 @@
 #include "base/data/batching.h"
 #include "base/data/tokenizer.h"
 #include "nn/distributed.h"
+#include "nn/optim/adam.h"
 
 namespace atencion::examples {
 
@@ -56,6 +57,14 @@ class DataParallel {
   // trainer's parameters, in buckets of kBucketBytes; null on one process.
   std::unique_ptr<nn::distributed::GradientReducer> gradient_reducer(
       const std::vector<Variable>& parameters) const;
+  // The optimizer's step. On N processes each updates its part of every parameter that has a
+  // gradient (nn::Adam::step_part) and the parts travel to the others (all_gather_parts): the
+  // same bits as one process's step(), with 1/N of its work and memory traffic on each
+  // (ZeRO stage 1, docs/13-data-parallel.md#the-update-shared-out).
+  void step(nn::Adam& optimizer) const;
+  // Adam's moments made whole on every process (each has only its own parts up to date):
+  // before a checkpoint writes them. Nothing to do on one process.
+  void gather_optimizer_state(const nn::Adam& optimizer) const;
   // The shard's part of the global batch's loss: loss · n_r / n, which sum() adds up to the
   // global batch's mean loss (the loss itself for one process).
   double loss_share(double shard_loss, int64_t shard_tokens, int64_t global_tokens) const;

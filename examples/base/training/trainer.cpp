@@ -289,7 +289,7 @@ double Trainer::step() {
                     std::to_string(gradient_norm));
   const double rate = learning_rate();
   optimizer_.set_learning_rate(rate);
-  optimizer_.step();
+  parallel_.step(optimizer_);  // on N processes, each its part of the parameters
   if (average_) average_->update(step_);
   step_parts_.forward += seconds_between(started, forward_done);
   step_parts_.backward += seconds_between(forward_done, backward_done);
@@ -421,6 +421,7 @@ void Trainer::evaluate_between() {
 // scan) stops training. Every process evaluates; rank 0 alone writes.
 void Trainer::save() {
   parallel_.check_parameters_identical(optimizer_.parameters(), step_);
+  parallel_.gather_optimizer_state(optimizer_);
   saved_step_ = step_;
   record_evaluation();
   if (!parallel_.is_main()) return;

@@ -5,6 +5,7 @@
 
 #include "autograd/ops.h"
 #include "nn/optim/adam.h"
+#include "tensor/random.h"
 #include "optim_fixture.h"
 
 using namespace atencion;
@@ -99,4 +100,82 @@ TEST_CASE("Adam: state_dict() hands out the moments themselves, as torch's does"
   resumed.load_state_dict(state);
   resumed.step();
   REQUIRE(state[1].second.to_vector()[0] == Approx(snapshot.to_vector()[0]));
+}
+
+TEST_CASE("Adam: part_of cuts a tensor into contiguous parts that cover it", "[optim][adam]") {
+  for (const int64_t numel : {0, 1, 2, 5, 37, 1000}) {
+    for (const int count : {1, 2, 3, 7}) {
+      int64_t next = 0;
+      for (int index = 0; index < count; ++index) {
+        const ElementRange part = part_of(numel, index, count);
+        CHECK(part.begin == next);  // contiguous and disjoint
+        CHECK(part.count() >= numel / count);
+        CHECK(part.count() <= numel / count + 1);  // the sizes differ by at most one
+        next = part.end;
+      }
+      CHECK(next == numel);  // together, all of them
+    }
+  }
+  CHECK_THROWS_WITH(part_of(10, 2, 2), "part_of: part 2 of 2 of 10 elements");
+}
+
+TEST_CASE("Adam: step_part on three copies, parts put together, is step() to the bit",
+          "[optim][adam]") {
+  // Sizes below, at and above the number of parts; float32, as training runs.
+  const std::vector<Shape> shapes{{37}, {3, 5}, {2}, {1}};
+  const auto parameters_from = [&](uint64_t seed) {
+    Generator generator(seed);
+    std::vector<Variable> parameters;
+    for (const Shape& shape : shapes)
+      parameters.emplace_back(randn(shape, generator), true);
+    return parameters;
+  };
+  constexpr int kParts = 3;
+  const AdamWOptions options{.lr = 0.01, .weight_decay = 0.1};
+  std::vector<Variable> whole = parameters_from(5);
+  AdamW one(whole, options);
+  std::vector<std::vector<Variable>> copies;
+  std::vector<std::unique_ptr<AdamW>> parts;
+  for (int index = 0; index < kParts; ++index) {
+    copies.push_back(parameters_from(5));
+    parts.push_back(std::make_unique<AdamW>(copies.back(), options));
+  }
+  Generator gradients(11);
+  for (int step = 0; step < 4; ++step) {
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const Tensor grad = randn(shapes[i], gradients);
+      whole[i].set_grad(grad.clone());
+      for (auto& copy : copies) copy[i].set_grad(grad.clone());
+    }
+    one.step();
+    for (int index = 0; index < kParts; ++index) parts[index]->step_part(index, kParts);
+    // Each copy's part r into every copy, as all_gather_parts does between processes.
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      const int64_t numel = whole[i].value().numel();
+      for (int owner = 0; owner < kParts; ++owner) {
+        const ElementRange part = part_of(numel, owner, kParts);
+        for (int index = 0; index < kParts; ++index) {
+          Tensor& value = copies[index][i].mutable_value();
+          for (int64_t k = part.begin; k < part.end; ++k)
+            value.data<float>()[k] = copies[owner][i].value().data<float>()[k];
+        }
+      }
+    }
+    for (const auto& copy : copies)
+      for (size_t i = 0; i < shapes.size(); ++i)
+        REQUIRE(copy[i].value().to_vector() == whole[i].value().to_vector());
+  }
+  // The moments: each copy's own part is the whole run's.
+  const std::vector<Tensor> moments = one.moments();
+  REQUIRE(moments.size() == 2 * shapes.size());
+  for (int index = 0; index < kParts; ++index) {
+    const std::vector<Tensor> own = parts[index]->moments();
+    for (size_t m = 0; m < moments.size(); ++m) {
+      const ElementRange part = part_of(moments[m].numel(), index, kParts);
+      for (int64_t k = part.begin; k < part.end; ++k)
+        REQUIRE(own[m].data<float>()[k] == moments[m].data<float>()[k]);
+    }
+    REQUIRE(parts[index]->step_count(0) == 4);  // every part counts every step
+  }
+  CHECK_THROWS_WITH(one.step_part(3, 3), "AdamW.step_part: part 3 of 3 (0 <= index < count)");
 }
