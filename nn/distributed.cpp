@@ -308,9 +308,9 @@ void all_gather_parts_of(const std::vector<Tensor>& tensors, int rank, int size)
     counts[static_cast<size_t>(r)] = static_cast<int>(count);
     total += count;
   }
-  std::vector<T> flat(static_cast<size_t>(total));
+  const std::unique_ptr<T[]> flat(new T[static_cast<size_t>(total)]);  // every number written
   const auto copy = [&](int r, bool into_buffer) {
-    T* cursor = flat.data() + offsets[static_cast<size_t>(r)];
+    T* cursor = flat.get() + offsets[static_cast<size_t>(r)];
     for (const Tensor& tensor : tensors) {
       const ElementRange part = part_of(tensor.numel(), r, size);
       Tensor handle = tensor;  // shares the tensor's storage: writing it writes the tensor
@@ -324,7 +324,7 @@ void all_gather_parts_of(const std::vector<Tensor>& tensors, int rank, int size)
     }
   };
   copy(rank, true);
-  all_gather(flat.data(), counts, offsets,
+  all_gather(flat.get(), counts, offsets,
              std::is_same_v<T, float> ? Element::Float32 : Element::Float64);
   for (int r = 0; r < size; ++r)
     if (r != rank) copy(r, false);
@@ -481,22 +481,28 @@ void Communicator::barrier() {
 
 void Communicator::all_gather_parts(const std::vector<Tensor>& tensors) {
   std::vector<Tensor> floats, doubles;
+  std::string refused;           // the first tensor this rank cannot send
   uint64_t layout = fnv_offset;  // the sizes and dtypes, which every rank must share
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& tensor = tensors[i];
     const DType dtype = tensor.dtype();
-    if (!tensor.is_contiguous() || (dtype != DType::Float32 && dtype != DType::Float64))
-      throw std::invalid_argument("distributed::all_gather_parts: tensor " + std::to_string(i) +
-                                  " is " + shape_to_string(tensor.shape()) + " " +
-                                  dtype_name(dtype) + " (contiguous float32 or float64 expected)");
-    const int64_t facts[2] = {tensor.numel(), dtype == DType::Float32 ? 4 : 8};
+    const bool sendable =
+        tensor.is_contiguous() && (dtype == DType::Float32 || dtype == DType::Float64);
+    if (!sendable && refused.empty())
+      refused = "distributed::all_gather_parts: tensor " + std::to_string(i) + " is " +
+                shape_to_string(tensor.shape()) + " " + dtype_name(dtype) +
+                " (contiguous float32 or float64 expected)";
+    const int64_t facts[3] = {tensor.numel(), dtype == DType::Float32 ? 4 : 8, sendable};
     layout = fnv1a(facts, sizeof facts, layout);
     (dtype == DType::Float32 ? floats : doubles).push_back(tensor);
   }
-  if (size_ == 1) return;  // checked as on N processes; nothing to exchange
-  if (!same_on_all_ranks(layout))
+  // Every rank learns whether the lists agree before any rank throws: none is left waiting.
+  const bool same = same_on_all_ranks(layout);
+  if (!refused.empty()) throw std::invalid_argument(refused);
+  if (!same)
     throw std::invalid_argument("distributed::all_gather_parts: the processes passed different "
                                 "lists of tensors (their sizes or dtypes differ)");
+  if (size_ == 1) return;  // checked as on N processes; nothing to exchange
   if (!floats.empty()) all_gather_parts_of<float>(floats, rank_, size_);
   if (!doubles.empty()) all_gather_parts_of<double>(doubles, rank_, size_);
 }

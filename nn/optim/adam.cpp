@@ -94,8 +94,8 @@ void Adam::step_part(int index, int count) {
     Tensor grad = optim_detail::gradient_of(name_, parameter, i);
     Tensor& value = parameter.mutable_value();
     if (!value.is_contiguous())
-      throw std::invalid_argument(std::string(name_) + ".step: parameter " + std::to_string(i) +
-                                  " is not contiguous");
+      throw std::invalid_argument(std::string(name_) + (count == 1 ? ".step" : ".step_part") +
+                                  ": parameter " + std::to_string(i) + " is not contiguous");
     State& state = states_[i];
     if (state.step == 0) {
       state.exp_avg = Tensor::zeros(value.shape(), value.dtype());

@@ -399,6 +399,12 @@ TEST_CASE("distributed: all_gather_parts gives every process each part from its 
   const Tensor strided = Tensor::zeros({2, 3}).transpose(0, 1);
   CHECK_THROWS_WITH(world().all_gather_parts({strided}),
                     Catch::Contains("tensor 0 is [3, 2] float32 (contiguous float32 or float64"));
+  if (size > 1) {  // one rank's tensor cannot be sent: every rank throws, none waits
+    const Tensor mine = rank == 1 ? strided : Tensor::zeros({3, 2});
+    CHECK_THROWS_WITH(world().all_gather_parts({mine}),
+                      Catch::Contains(rank == 1 ? "tensor 0 is [3, 2] float32"
+                                                : "the processes passed different lists"));
+  }
 }
 
 TEST_CASE("distributed: Adam's step shared out is one process's step, to the bit",
