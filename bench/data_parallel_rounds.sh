@@ -13,7 +13,8 @@
 #   two copies   two independent 1 × 1 runs at once, one on each of cores 0 and 1: the most two
 #                processes can do on this machine when they share nothing but its caches and
 #                memory, the ceiling of the 2 × 1 speed-up
-# and prints the tokens/s of steps FROM+1 .. TO of each, the ratios to 1 × 1, the 2 × 1 run's
+# and prints the tokens/s of steps FROM+1 .. TO of each, the ratios to 1 × 1, the same ratios
+# from the runs' median steps (robust to the first steps and to a hiccup), the 2 × 1 run's
 # communication line and how far apart its processes ended backward (a step, on average). A
 # benchmark, not a test: run it on an otherwise idle machine; this machine's rates vary by
 # about 10% from run to run, hence the rounds (report the median and the range).
@@ -46,17 +47,26 @@ run() {
 # The rate of the progress line at step TO: tok/s (translator, GPT) or pieces/s (BERT).
 speed() { sed -n -E "s/^epoch [0-9]+ step $to .* ([0-9]+) (tok|pieces)\/s .*/\1/p" "$work/$1.log"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
+# The median step of a run, in ms (its last lines: "a step, its median: ..."). The rates above
+# count every step, the first ones (memory touched the first time) and a hiccup of the machine
+# included; the medians do not: 1 x 1's median over 2 x 1's (the same batches a step), and
+# over each copy's (each copy does 1 x 1's work).
+median() { sed -n -E 's/^a step, its median: ([0-9.]+) ms .*/\1/p' "$work/$1.log"; }
 
-printf '%-6s %8s %8s %6s %14s %6s  %s\n' round "1x1" "2x1" ratio "two copies" ratio \
-  "communication (2x1, rank 0); backward ended apart"
+printf '%-6s %8s %8s %6s %14s %6s %8s %8s  %s\n' round "1x1" "2x1" ratio "two copies" ratio \
+  "median:" "copies" "communication (2x1, rank 0); backward ended apart"
 for round in $(seq "$rounds"); do
   run one "$binary" --threads 1
   run data_parallel mpirun -np 2 --bind-to core "$binary" --threads 1
   (run copy0 taskset -c 0 "$binary" --threads 1) & (run copy1 taskset -c 1 "$binary" --threads 1) &
   wait
   one=$(speed one) dp=$(speed data_parallel) copies=$(($(speed copy0) + $(speed copy1)))
-  printf '%-6s %8s %8s %6s %14s %6s  %s\n' "$round" "$one" "$dp" "$(ratio "$one" "$dp")" \
-    "$copies" "$(ratio "$one" "$copies")" \
+  by_median=$(awk -v a="$(median one)" -v b="$(median data_parallel)" \
+    'BEGIN { printf "%.2f", a / b }')
+  copies_by_median=$(awk -v a="$(median one)" -v b="$(median copy0)" -v c="$(median copy1)" \
+    'BEGIN { printf "%.2f", a / b + a / c }')
+  printf '%-6s %8s %8s %6s %14s %6s %8s %8s  %s\n' "$round" "$one" "$dp" "$(ratio "$one" "$dp")" \
+    "$copies" "$(ratio "$one" "$copies")" "$by_median" "$copies_by_median" \
     "$(sed -n 's/^data parallel: .* s (\([0-9.]* ms a step, [0-9.]*%\)), \([0-9]*%\) of it hidden.* \([0-9.]* ms\) apart.*/\1, \2 of it hidden; \3/p' \
       "$work/data_parallel.log")"
 done

@@ -53,6 +53,10 @@ grep -q "^a step, on average: forward and loss [0-9.]* ms, backward [0-9.]* ms, 
   fail "no parts of a step with the wait for the gradients" "$work/two.log"
 grep -q "^a step, on average: forward and loss [0-9.]* ms, backward [0-9.]* ms, clipping and update [0-9.]* ms$" "$work/one.log" ||
   fail "no parts of a step (1 process, no wait)" "$work/one.log"
+for run in one two; do  # 4 steps: the median of the middle two
+  grep -q "^a step, its median: [0-9.]* ms (fastest [0-9.]* ms, slowest [0-9.]* ms, 4 steps)$" \
+    "$work/$run.log" || fail "no median step ($run)" "$work/$run.log"
+done
 for file in model.safetensors optimizer.safetensors; do
   cmp "$work/two/step-00000004/$file" "$work/again/step-00000004/$file" ||
     fail "$file differs between two runs on 2 processes"

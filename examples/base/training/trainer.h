@@ -172,6 +172,7 @@ class Trainer {
   ProgressLine progress_line(const Interval& interval, double learning_rate) const;
   void say_summary() const;
   std::string step_parts_line() const;
+  std::string step_median_line() const;
   void save();
   void record_evaluation();
   void evaluate_between();
@@ -221,6 +222,10 @@ class Trainer {
     double forward = 0, backward = 0, waiting = 0, update = 0;
   };
   StepParts step_parts_;
+  // Each step's seconds, start to end, for the median (a benchmark's figure: the first steps
+  // of a process pay for memory touched the first time, and a virtual machine's hiccups land
+  // on single steps; neither moves the median).
+  std::vector<double> step_seconds_;
 };
 
 }  // namespace atencion::examples
