@@ -5,12 +5,12 @@
 //   optimizer.zero_grad(); loss = task.loss(next batch); loss.backward();
 //   clip_grad_norm(parameters, clip); lr = schedule(step); optimizer.step()
 // (with, on N processes, the gradients averaged over them before clipping, and the update
-// shared out: each process steps its part of the parameters and sends it to the others). Trainer::run()
-// repeats it until a limit (steps, epochs, minutes) and, around it, prints progress lines,
-// writes a checkpoint every N steps and at the end, each with its dev loss, and stops at the
-// first NaN or infinity. What is a family's own (its model, data, batches, loss and the files of
-// its checkpoints) comes from a TrainingTask; docs/architecture.md#examples shows where a new
-// family plugs in.
+// shared out: each process steps its part of the parameters and sends it to the others).
+// Trainer::run() repeats it until a limit (steps, epochs, minutes) and, around it, prints
+// progress lines, writes a checkpoint every N steps and at the end, each with its dev loss, and
+// stops at the first NaN or infinity. What is a family's own (its model, data, batches, loss
+// and the files of its checkpoints) comes from a TrainingTask; docs/architecture.md#examples
+// shows where a new family plugs in.
 #pragma once
 
 #include <chrono>
