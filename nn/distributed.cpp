@@ -374,10 +374,8 @@ RowRange shard_rows(int64_t rows, int rank, int size) {
     throw std::invalid_argument("distributed::shard_rows: a global batch of " +
                                 std::to_string(rows) + " rows cannot be shared by " +
                                 std::to_string(size) + " processes (each needs at least one)");
-  // The first rows % size ranks take one row more.
-  const int64_t base = rows / size, extra = rows % size;
-  const int64_t begin = rank * base + std::min<int64_t>(rank, extra);
-  return {begin, begin + base + (rank < extra ? 1 : 0)};
+  const ElementRange part = part_of(rows, rank, size);  // the first rows % size take one more
+  return {part.begin, part.end};
 }
 
 void Communicator::broadcast_parameters(const std::vector<Variable>& parameters) {

@@ -1,6 +1,7 @@
 // nn/optim/optimizer.cpp — Lesson: docs/11-training.md#optimizers
 #include "nn/optim/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -36,9 +37,10 @@ ElementRange part_of(int64_t numel, int index, int count) {
     throw std::invalid_argument("part_of: part " + std::to_string(index) + " of " +
                                 std::to_string(count) + " of " + std::to_string(numel) +
                                 " elements");
-  const auto at = [&](int64_t i) { return static_cast<int64_t>(
-                                       static_cast<__int128>(numel) * i / count); };
-  return {at(index), at(index + 1)};
+  // numel / count each, and the first numel % count parts one more.
+  const int64_t base = numel / count, extra = numel % count;
+  const int64_t begin = index * base + std::min<int64_t>(index, extra);
+  return {begin, begin + base + (index < extra ? 1 : 0)};
 }
 
 namespace optim_detail {

@@ -52,9 +52,10 @@ class Optimizer {
   double learning_rate_;
 };
 
-// The part `index` of `count` of a tensor's `numel` elements: [numel·index / count,
-// numel·(index + 1) / count), contiguous, disjoint, together all of them (a part may be empty
-// when numel < count). On N processes process r updates part r of every parameter
+// The part `index` of `count` of a tensor's `numel` elements: numel / count of them each, the
+// first numel % count parts one more, contiguous, disjoint, together all of them (a part may
+// be empty when numel < count). distributed::shard_rows cuts a batch's rows the same way. On
+// N processes process r updates part r of every parameter
 // (Adam::step_part, docs/13-data-parallel.md#the-update-shared-out).
 struct ElementRange {
   int64_t begin = 0;
