@@ -179,3 +179,12 @@ TEST_CASE("Adam: step_part on three copies, parts put together, is step() to the
   }
   CHECK_THROWS_WITH(one.step_part(3, 3), "AdamW.step_part: part 3 of 3 (0 <= index < count)");
 }
+
+TEST_CASE("Adam: step and step_part refuse a parameter that is not contiguous, naming themselves",
+          "[optim][adam]") {
+  Variable strided(Tensor::zeros({2, 3}).transpose(0, 1), true);  // [3, 2], strides (1, 3)
+  Adam adam({strided}, {});
+  strided.set_grad(Tensor::zeros({3, 2}));
+  CHECK_THROWS_WITH(adam.step(), "Adam.step: parameter 0 is not contiguous");
+  CHECK_THROWS_WITH(adam.step_part(1, 2), "Adam.step_part: parameter 0 is not contiguous");
+}
