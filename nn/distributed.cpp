@@ -123,13 +123,15 @@ void all_gather(void* data, const std::vector<int>& counts, const std::vector<in
         "MPI_Allgatherv");
 }
 
-// Non-blocking: starts the in-place sum of `data` over the ranks; test/wait for its end.
+// Non-blocking: starts the sum over the ranks of each rank's `in` into every rank's `out` (in
+// place when they are the same); test/wait for its end. Not in place is cheaper: Open MPI 4.1's
+// in-place Iallreduce first copies the buffer aside, and keeps the copy as long as the sum runs.
 using Request = MPI_Request;
-Request start_all_reduce(void* data, int64_t count, Element element) {
+Request start_all_reduce(const void* in, void* out, int64_t count, Element element) {
   if (count > INT_MAX) throw std::invalid_argument("distributed: all_reduce of > 2^31 numbers");
   Request request = MPI_REQUEST_NULL;
-  check(MPI_Iallreduce(MPI_IN_PLACE, data, static_cast<int>(count), mpi_type(element), MPI_SUM,
-                       MPI_COMM_WORLD, &request),
+  check(MPI_Iallreduce(in == out ? MPI_IN_PLACE : in, out, static_cast<int>(count),
+                       mpi_type(element), MPI_SUM, MPI_COMM_WORLD, &request),
         "MPI_Iallreduce");
   return request;
 }
@@ -153,7 +155,7 @@ void broadcast_from_rank0(void*, int64_t) {}
 void barrier_mpi() {}
 void all_gather(void*, const std::vector<int>&, const std::vector<int>&, Element) {}
 using Request = int;
-Request start_all_reduce(void*, int64_t, Element) { return 0; }
+Request start_all_reduce(const void*, void*, int64_t, Element) { return 0; }
 bool test_request(Request&) { return true; }
 void wait_request(Request&) {}
 #endif
@@ -205,12 +207,11 @@ void check_floating(const std::vector<Variable>& parameters, const char* owner) 
   }
 }
 
-// The bucket's buffer: each parameter's gradient times `scale` (zeros where it has none).
+// Writes the bucket's buffer `out` (bucket.numel numbers): each parameter's gradient times
+// `scale`, zeros where it has none.
 template <typename T>
-std::vector<T> pack_gradients(const std::vector<Variable>& parameters, const Bucket& bucket,
-                              double scale) {
-  std::vector<T> flat(static_cast<size_t>(bucket.numel), T(0));
-  T* out = flat.data();
+void pack_gradients(const std::vector<Variable>& parameters, const Bucket& bucket, double scale,
+                    T* out) {
   for (size_t index : bucket.parameters) {
     const Variable& parameter = parameters[index];
     const int64_t numel = parameter.value().numel();
@@ -223,10 +224,11 @@ std::vector<T> pack_gradients(const std::vector<Variable>& parameters, const Buc
       const T* g = grad.data<T>();
       const T factor = static_cast<T>(scale);
       for (int64_t k = 0; k < numel; ++k) out[k] = g[k] * factor;
+    } else {
+      std::fill(out, out + numel, T(0));
     }
     out += numel;
   }
-  return flat;
 }
 
 // Each parameter's .grad becomes a fresh tensor holding its part of the reduced buffer (fresh:
@@ -257,7 +259,8 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 template <typename T>
 double reduce_bucket(const std::vector<Variable>& parameters, const Bucket& bucket,
                      double scale) {
-  std::vector<T> flat = pack_gradients<T>(parameters, bucket, scale);
+  std::vector<T> flat(static_cast<size_t>(bucket.numel));
+  pack_gradients<T>(parameters, bucket, scale, flat.data());
   const auto start = std::chrono::steady_clock::now();
   all_reduce_values(flat, std::is_same_v<T, float> ? Element::Float32 : Element::Float64,
                     Reduction::Sum);
@@ -511,12 +514,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One bucket of the reducer: its parameters, its buffer while in flight, its times.
+// One bucket of the reducer: its parameters, its two buffers (this rank's scaled gradients
+// and the ranks' sum; made once, kept from step to step), its times.
 struct ReducerBucket {
   Bucket plan{DType::Float32, {}, 0};
   int64_t waiting = 0;  // parameters whose gradient is not final yet in this step
-  std::vector<float> f32;
-  std::vector<double> f64;
+  std::vector<float> f32, f32_sum;
+  std::vector<double> f64, f64_sum;
   Request request{};
   bool started = false, done = false;
   Clock::time_point started_at, done_at;
@@ -570,12 +574,23 @@ struct GradientReducer::State {
   double scale = 1;
 
   void start(ReducerBucket& bucket) {
+    const auto n = static_cast<size_t>(bucket.plan.numel);
     if (bucket.plan.dtype == DType::Float32) {
-      bucket.f32 = pack_gradients<float>(parameters, bucket.plan, scale);
-      bucket.request = start_all_reduce(bucket.f32.data(), bucket.plan.numel, Element::Float32);
+      if (bucket.f32.size() != n) {
+        bucket.f32.resize(n);
+        bucket.f32_sum.resize(n);
+      }
+      pack_gradients<float>(parameters, bucket.plan, scale, bucket.f32.data());
+      bucket.request = start_all_reduce(bucket.f32.data(), bucket.f32_sum.data(),
+                                        bucket.plan.numel, Element::Float32);
     } else {
-      bucket.f64 = pack_gradients<double>(parameters, bucket.plan, scale);
-      bucket.request = start_all_reduce(bucket.f64.data(), bucket.plan.numel, Element::Float64);
+      if (bucket.f64.size() != n) {
+        bucket.f64.resize(n);
+        bucket.f64_sum.resize(n);
+      }
+      pack_gradients<double>(parameters, bucket.plan, scale, bucket.f64.data());
+      bucket.request = start_all_reduce(bucket.f64.data(), bucket.f64_sum.data(),
+                                        bucket.plan.numel, Element::Float64);
     }
     bucket.started = true;
     bucket.started_at = Clock::now();
@@ -672,7 +687,7 @@ void GradientReducer::finish() {
   state.header[count + 1 + static_cast<size_t>(communicator_.rank())] =
       std::chrono::duration_cast<std::chrono::microseconds>(backward_end - state.working_since)
           .count();
-  state.header_request = start_all_reduce(state.header.data(),
+  state.header_request = start_all_reduce(state.header.data(), state.header.data(),
                                           static_cast<int64_t>(state.header.size()),
                                           Element::Int64);
   wait_request(state.header_request);
@@ -683,9 +698,9 @@ void GradientReducer::finish() {
       bucket.done_at = Clock::now();
     }
     if (bucket.plan.dtype == DType::Float32)
-      unpack_gradients<float>(state.parameters, bucket.plan, bucket.f32);
+      unpack_gradients<float>(state.parameters, bucket.plan, bucket.f32_sum);
     else
-      unpack_gradients<double>(state.parameters, bucket.plan, bucket.f64);
+      unpack_gradients<double>(state.parameters, bucket.plan, bucket.f64_sum);
   }
   exposed_seconds_ += seconds_since(backward_end);
   communication_seconds_ += union_seconds(state.buckets);
