@@ -12,7 +12,9 @@
 #   2 × 1        mpirun -np 2 --bind-to core, --threads 1 each (data parallel)
 #   two copies   two independent 1 × 1 runs at once, one on each of cores 0 and 1: the most two
 #                processes can do on this machine when they share nothing but its caches and
-#                memory, the ceiling of the 2 × 1 speed-up
+#                memory, the ceiling of the 2 × 1 speed-up; and twice the slower copy, the
+#                ceiling of a synchronous step (each 2 × 1 step waits for the slower process: on
+#                a machine whose cores differ in speed, the two copies' sum is out of its reach)
 # and prints the tokens/s of steps FROM+1 .. TO of each, the ratios to 1 × 1, the same ratios
 # from the runs' median steps (robust to the first steps and to a hiccup), the 2 × 1 run's
 # communication line and how far apart its processes ended backward (a step, on average). A
@@ -53,8 +55,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 # over each copy's (each copy does 1 x 1's work).
 median() { sed -n -E 's/^a step, its median: ([0-9.]+) ms .*/\1/p' "$work/$1.log"; }
 
-printf '%-6s %8s %8s %6s %14s %6s %8s %8s  %s\n' round "1x1" "2x1" ratio "two copies" ratio \
-  "median:" "copies" "communication (2x1, rank 0); backward ended apart"
+printf '%-6s %8s %8s %6s %14s %6s %8s %8s %8s  %s\n' round "1x1" "2x1" ratio "two copies" ratio \
+  "median:" "copies" "slower×2" "communication (2x1, rank 0); backward ended apart"
 for round in $(seq "$rounds"); do
   run one "$binary" --threads 1
   run data_parallel mpirun -np 2 --bind-to core "$binary" --threads 1
@@ -65,8 +67,10 @@ for round in $(seq "$rounds"); do
     'BEGIN { printf "%.2f", a / b }')
   copies_by_median=$(awk -v a="$(median one)" -v b="$(median copy0)" -v c="$(median copy1)" \
     'BEGIN { printf "%.2f", a / b + a / c }')
-  printf '%-6s %8s %8s %6s %14s %6s %8s %8s  %s\n' "$round" "$one" "$dp" "$(ratio "$one" "$dp")" \
-    "$copies" "$(ratio "$one" "$copies")" "$by_median" "$copies_by_median" \
+  slower_twice=$(awk -v a="$(median one)" -v b="$(median copy0)" -v c="$(median copy1)" \
+    'BEGIN { printf "%.2f", 2 * a / (b > c ? b : c) }')
+  printf '%-6s %8s %8s %6s %14s %6s %8s %8s %8s  %s\n' "$round" "$one" "$dp" "$(ratio "$one" "$dp")" \
+    "$copies" "$(ratio "$one" "$copies")" "$by_median" "$copies_by_median" "$slower_twice" \
     "$(sed -n 's/^data parallel: .* s (\([0-9.]* ms a step, [0-9.]*%\)), \([0-9]*%\) of it hidden.* \([0-9.]* ms\) apart.*/\1, \2 of it hidden; \3/p' \
       "$work/data_parallel.log")"
 done
