@@ -29,6 +29,9 @@ to=${5:-80}
 binary="$build/examples/$family/atencion-$family"
 [[ -x $binary ]] || { echo "no $binary: build the examples first" >&2; exit 1; }
 (( to > from && from >= 1 )) || { echo "TO must be above FROM >= 1" >&2; exit 1; }
+# The progress lines fall on the steps that are multiples of --log-every (TO - FROM, below).
+(( to % (to - from) == 0 )) ||
+  { echo "TO ($to) must be a multiple of TO - FROM ($((to - from))), e.g. FROM 50 TO 100" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # harmless when not root
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
