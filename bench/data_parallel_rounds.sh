@@ -4,7 +4,7 @@
 # Lesson: docs/13-data-parallel.md#measured; figures: docs/performance.md#data-parallel-training
 #
 #   bash bench/data_parallel_rounds.sh [BUILD_DIR] [FAMILY] [ROUNDS] [FROM] [TO]
-#                                      (defaults: build gpt 5 40 80)
+#                                      (defaults: build gpt 5 40 80; TO a multiple of TO - FROM)
 #
 # From one checkpoint at step FROM (so that every run sees the same batches), each round runs
 # FAMILY's default model to step TO as
@@ -16,7 +16,8 @@
 #                ceiling of a synchronous step (each 2 × 1 step waits for the slower process: on
 #                a machine whose cores differ in speed, the two copies' sum is out of its reach)
 # and prints the tokens/s of steps FROM+1 .. TO of each, the ratios to 1 × 1, the same ratios
-# from the runs' median steps (robust to the first steps and to a hiccup), the 2 × 1 run's
+# from the runs' median steps (robust to the first steps and to a hiccup; "slower×2" is twice
+# 1 × 1's median step over the slower copy's), the 2 × 1 run's
 # communication line and how far apart its processes ended backward (a step, on average). A
 # benchmark, not a test: run it on an otherwise idle machine; this machine's rates vary by
 # about 10% from run to run, hence the rounds (report the median and the range).
@@ -58,7 +59,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 # over each copy's (each copy does 1 x 1's work).
 median() { sed -n -E 's/^a step, its median: ([0-9.]+) ms .*/\1/p' "$work/$1.log"; }
 
-printf '%-6s %8s %8s %6s %14s %6s %8s %8s %8s  %s\n' round "1x1" "2x1" ratio "two copies" ratio \
+printf '%-6s %8s %8s %6s %14s %6s %8s %8s %9s  %s\n' round "1x1" "2x1" ratio "two copies" ratio \
   "median:" "copies" "slower×2" "communication (2x1, rank 0); backward ended apart"
 for round in $(seq "$rounds"); do
   run one "$binary" --threads 1
@@ -72,7 +73,7 @@ for round in $(seq "$rounds"); do
     'BEGIN { printf "%.2f", a / b + a / c }')
   slower_twice=$(awk -v a="$(median one)" -v b="$(median copy0)" -v c="$(median copy1)" \
     'BEGIN { printf "%.2f", 2 * a / (b > c ? b : c) }')
-  printf '%-6s %8s %8s %6s %14s %6s %8s %8s %8s  %s\n' "$round" "$one" "$dp" "$(ratio "$one" "$dp")" \
+  printf '%-6s %8s %8s %6s %14s %6s %8s %8s %9s  %s\n' "$round" "$one" "$dp" "$(ratio "$one" "$dp")" \
     "$copies" "$(ratio "$one" "$copies")" "$by_median" "$copies_by_median" "$slower_twice" \
     "$(sed -n 's/^data parallel: .* s (\([0-9.]* ms a step, [0-9.]*%\)), \([0-9]*%\) of it hidden.* \([0-9.]* ms\) apart.*/\1, \2 of it hidden; \3/p' \
       "$work/data_parallel.log")"

@@ -124,8 +124,8 @@ void all_gather(void* data, const std::vector<int>& counts, const std::vector<in
 }
 
 // Non-blocking: starts the sum over the ranks of each rank's `in` into every rank's `out` (in
-// place when they are the same); test/wait for its end. Not in place is cheaper: Open MPI 4.1's
-// in-place Iallreduce first copies the buffer aside, and keeps the copy as long as the sum runs.
+// place when they are the same); test/wait for its end. Not in place is cheaper: on two
+// processes Open MPI 4.1's in-place Iallreduce first copies the whole buffer aside.
 using Request = MPI_Request;
 Request start_all_reduce(const void* in, void* out, int64_t count, Element element) {
   if (count > INT_MAX) throw std::invalid_argument("distributed: all_reduce of > 2^31 numbers");
@@ -573,29 +573,31 @@ struct GradientReducer::State {
   int64_t total = 0;
   double scale = 1;
 
-  void start(ReducerBucket& bucket) {
-    const auto n = static_cast<size_t>(bucket.plan.numel);
-    if (bucket.plan.dtype == DType::Float32) {
-      if (bucket.f32.size() != n) {
-        bucket.f32.resize(n);
-        bucket.f32_sum.resize(n);
-      }
-      pack_gradients<float>(parameters, bucket.plan, scale, bucket.f32.data());
-      bucket.request = start_all_reduce(bucket.f32.data(), bucket.f32_sum.data(),
-                                        bucket.plan.numel, Element::Float32);
-    } else {
-      if (bucket.f64.size() != n) {
-        bucket.f64.resize(n);
-        bucket.f64_sum.resize(n);
-      }
-      pack_gradients<double>(parameters, bucket.plan, scale, bucket.f64.data());
-      bucket.request = start_all_reduce(bucket.f64.data(), bucket.f64_sum.data(),
-                                        bucket.plan.numel, Element::Float64);
+  // Packs this rank's scaled gradients into `mine` (both buffers sized on first use) and
+  // starts their sum into `sum`.
+  template <typename T>
+  Request pack_and_start(const Bucket& plan, std::vector<T>& mine, std::vector<T>& sum) {
+    if (mine.size() != static_cast<size_t>(plan.numel)) {
+      mine.resize(static_cast<size_t>(plan.numel));
+      sum.resize(static_cast<size_t>(plan.numel));
     }
+    pack_gradients<T>(parameters, plan, scale, mine.data());
+    return start_all_reduce(mine.data(), sum.data(), plan.numel,
+                            std::is_same_v<T, float> ? Element::Float32 : Element::Float64);
+  }
+  void start(ReducerBucket& bucket) {
+    bucket.request = bucket.plan.dtype == DType::Float32
+                         ? pack_and_start(bucket.plan, bucket.f32, bucket.f32_sum)
+                         : pack_and_start(bucket.plan, bucket.f64, bucket.f64_sum);
     bucket.started = true;
     bucket.started_at = Clock::now();
   }
   // Starts the full buckets at the front of the line, then lets the ones in flight move on.
+  // A bucket started and not yet seen to end: MPI may still read or write its buffers.
+  bool in_flight() const {
+    return std::any_of(buckets.begin(), buckets.end(),
+                       [](const ReducerBucket& bucket) { return bucket.started && !bucket.done; });
+  }
   void start_ready_and_progress() {
     while (next < buckets.size() && buckets[next].waiting == 0) start(buckets[next++]);
     for (size_t b = 0; b < next; ++b)
@@ -624,6 +626,9 @@ GradientReducer::GradientReducer(Communicator& communicator, std::vector<Variabl
 GradientReducer::~GradientReducer() {
   if (communicator_.size() == 1) return;
   for (Variable& parameter : state_->parameters) parameter.set_gradient_ready_hook({});
+  // After a step that failed with buckets in flight, MPI may still write into their buffers:
+  // they are left allocated (the job is ending) rather than freed under it.
+  if (state_->in_flight()) static_cast<void>(state_.release());
 }
 
 int64_t GradientReducer::buckets() const { return static_cast<int64_t>(state_->buckets.size()); }
@@ -641,7 +646,7 @@ void GradientReducer::begin(int64_t local_count, int64_t total_count) {
                                 std::to_string(total_count) + " targets");
   if (communicator_.size() == 1) return;
   State& state = *state_;
-  if (state.in_step)
+  if (state.in_step || state.in_flight())
     throw std::logic_error("distributed::GradientReducer::begin: the last step did not finish");
   for (ReducerBucket& bucket : state.buckets) {
     bucket.waiting = static_cast<int64_t>(bucket.plan.parameters.size());
