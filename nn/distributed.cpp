@@ -573,14 +573,10 @@ struct GradientReducer::State {
   int64_t total = 0;
   double scale = 1;
 
-  // Packs this rank's scaled gradients into `mine` (both buffers sized on first use) and
-  // starts their sum into `sum`.
+  // Packs this rank's scaled gradients into `mine` and starts their sum into `sum` (both made
+  // with the reducer, bucket.numel numbers each).
   template <typename T>
   Request pack_and_start(const Bucket& plan, std::vector<T>& mine, std::vector<T>& sum) {
-    if (mine.size() != static_cast<size_t>(plan.numel)) {
-      mine.resize(static_cast<size_t>(plan.numel));
-      sum.resize(static_cast<size_t>(plan.numel));
-    }
     pack_gradients<T>(parameters, plan, scale, mine.data());
     return start_all_reduce(mine.data(), sum.data(), plan.numel,
                             std::is_same_v<T, float> ? Element::Float32 : Element::Float64);
@@ -592,12 +588,12 @@ struct GradientReducer::State {
     bucket.started = true;
     bucket.started_at = Clock::now();
   }
-  // Starts the full buckets at the front of the line, then lets the ones in flight move on.
   // A bucket started and not yet seen to end: MPI may still read or write its buffers.
   bool in_flight() const {
     return std::any_of(buckets.begin(), buckets.end(),
                        [](const ReducerBucket& bucket) { return bucket.started && !bucket.done; });
   }
+  // Starts the full buckets at the front of the line, then lets the ones in flight move on.
   void start_ready_and_progress() {
     while (next < buckets.size() && buckets[next].waiting == 0) start(buckets[next++]);
     for (size_t b = 0; b < next; ++b)
@@ -619,6 +615,16 @@ GradientReducer::GradientReducer(Communicator& communicator, std::vector<Variabl
   for (size_t b = 0; b < state.buckets.size(); ++b)
     for (size_t index : state.buckets[b].plan.parameters) state.bucket_of[index] = b;
   if (communicator_.size() == 1) return;
+  for (ReducerBucket& bucket : state.buckets) {  // the two buffers, kept from step to step
+    const auto n = static_cast<size_t>(bucket.plan.numel);
+    if (bucket.plan.dtype == DType::Float32) {
+      bucket.f32.resize(n);
+      bucket.f32_sum.resize(n);
+    } else {
+      bucket.f64.resize(n);
+      bucket.f64_sum.resize(n);
+    }
+  }
   for (size_t i = 0; i < state.parameters.size(); ++i)
     state.parameters[i].set_gradient_ready_hook([this, i] { parameter_ready(i); });
 }
