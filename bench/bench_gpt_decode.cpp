@@ -12,9 +12,11 @@
 //                               decodes (GPT::use_packed_weights: the same bytes, in one
 //                               stream). `tokens_per_second`; `weight_mb_per_token`: the
 //                               bytes of weights one token reads (all but the position table, of
-//                               which it reads a row); `bandwidth_fraction`: tokens/s × those
-//                               bytes / read_bandwidth at the same T, measured in this process
-//                               (so the limit is 1.0).
+//                               which it reads a row); `read_gb_per_second`: the same array summed
+//                               once after each decode, on the same T threads, so that it sees
+//                               the machine of the same seconds (a host's bandwidth moves by a
+//                               third from one minute to the next); `bandwidth_fraction`:
+//                               tokens/s × those bytes / read_gb_per_second (the limit is 1.0).
 //   gpt_decode/bfloat16/threads:T the same model with its weights kept as bfloat16
 //                               (GPT::use_bfloat16_weights: every Linear and the tied token
 //                               embedding, 2 bytes a weight; biases, LayerNorms and the position
@@ -45,11 +47,6 @@ namespace {
 
 using atencion::examples::gpt::GPT;
 
-std::map<int, double>& bandwidth_at() {  // threads -> GB/s, from read_bandwidth
-  static std::map<int, double> measured;
-  return measured;
-}
-
 // Sums `values` in tasks of 1 MiB; each task's partial sum in its own slot.
 double summed(const float* values, int64_t count, int threads) {
   constexpr int64_t kTask = 1 << 18;  // floats
@@ -69,23 +66,32 @@ double summed(const float* values, int64_t count, int threads) {
   return total;
 }
 
+// 512 MiB in the pages the packed weights get (huge where the system gives them:
+// tensor/aligned_array.h), so that the fraction compares like with like; made once.
+constexpr int64_t kArrayCount = int64_t(1) << 27;
+const float* summed_array() {
+  static const atencion::AlignedArray<float> values = [] {
+    atencion::AlignedArray<float> made = atencion::aligned_array<float>(kArrayCount);
+    std::fill(made.get(), made.get() + kArrayCount, 1.0f);
+    return made;
+  }();
+  return values.get();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 void read_bandwidth(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
-  // 512 MiB in the pages the packed weights get (huge where the system gives them:
-  // tensor/aligned_array.h), so that the fraction compares like with like.
-  constexpr int64_t kCount = int64_t(1) << 27;
-  const atencion::AlignedArray<float> values = atencion::aligned_array<float>(kCount);
-  std::fill(values.get(), values.get() + kCount, 1.0f);
+  const float* values = summed_array();
   double bytes = 0;
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
-    benchmark::DoNotOptimize(summed(values.get(), kCount, threads));
-    bytes += static_cast<double>(kCount) * sizeof(float);
+    benchmark::DoNotOptimize(summed(values, kArrayCount, threads));
+    bytes += static_cast<double>(kArrayCount) * sizeof(float);
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  bandwidth_at()[threads] = bytes / seconds / 1e9;
-  state.counters["gb_per_second"] = benchmark::Counter(bytes / seconds / 1e9);
+  state.counters["gb_per_second"] = benchmark::Counter(bytes / seconds_since(start) / 1e9);
 }
 BENCHMARK(read_bandwidth)->Apply(atencion::bench::thread_sweep)->UseRealTime();
 
@@ -126,22 +132,28 @@ void gpt_decode(benchmark::State& state, bool bfloat16) {
   atencion::examples::gpt::GenerateOptions options;
   options.max_new_tokens = 32;
   options.sampling.temperature = 0;  // greedy
-  double tokens = 0;
-  const auto start = std::chrono::steady_clock::now();
+  const float* values = summed_array();
+  double tokens = 0, decoding = 0, summing = 0;
   for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
     const auto generated = atencion::examples::gpt::generate(model, {464}, options);
+    decoding += seconds_since(start);
     tokens += static_cast<double>(generated.size());
+    state.PauseTiming();  // the array summed once, between two decodes
+    const auto summing_start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(summed(values, kArrayCount, threads));
+    summing += seconds_since(summing_start);
+    state.ResumeTiming();
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double rate = tokens / seconds, bytes = weight_bytes_per_token(model);
+  const double rate = tokens / decoding, bytes = weight_bytes_per_token(model);
+  const double read_gb_per_second =
+      static_cast<double>(state.iterations()) * kArrayCount * sizeof(float) / summing / 1e9;
   atencion::bench::report_rate(state, bfloat16 ? "gpt_decode/bfloat16" : "gpt_decode", threads,
                                "tokens_per_second", rate);
   state.counters["weight_mb_per_token"] = benchmark::Counter(bytes / 1e6);
-  const auto bandwidth = bandwidth_at().find(threads);
-  if (bandwidth != bandwidth_at().end())
-    state.counters["bandwidth_fraction"] =
-        benchmark::Counter(rate * bytes / (bandwidth->second * 1e9));
+  state.counters["read_gb_per_second"] = benchmark::Counter(read_gb_per_second);
+  state.counters["bandwidth_fraction"] =
+      benchmark::Counter(rate * bytes / (read_gb_per_second * 1e9));
 }
 BENCHMARK_CAPTURE(gpt_decode, float32, false)
     ->Name("gpt_decode/float32")
