@@ -183,6 +183,31 @@ void check_coverage(const std::vector<Entry>& entries, uint64_t data_size,
   }
 }
 
+// The header's text as a JSON object, nested no deeper than kMaxHeaderDepth; anything else is
+// refused in one line naming the file (and the byte, for a syntax error).
+Json parse_header_json(const std::string& text, const LoadError& error) {
+  Json json;
+  struct TooDeep {};
+  const auto refuse_deep = [](int depth, Json::parse_event_t, Json&) {
+    if (depth > kMaxHeaderDepth) throw TooDeep{};
+    return true;
+  };
+  try {
+    json = Json::parse(text, refuse_deep);
+  } catch (const Json::parse_error& parse_error) {
+    error.file("header is not valid JSON (at header byte " + std::to_string(parse_error.byte) +
+               " of " + std::to_string(text.size()) + ")");
+  } catch (const Json::exception& json_error) {  // e.g. out_of_range: a number such as 1e3008
+    const std::string what = json_error.what();  // "[json.exception.<kind>.<id>] <message>"
+    error.file("header is not valid JSON: " + what.substr(what.find("] ") + 2));
+  } catch (const TooDeep&) {
+    error.file("header nests JSON more than " + std::to_string(kMaxHeaderDepth) +
+               " levels deep (a safetensors header needs 3)");
+  }
+  if (!json.is_object()) error.file("header is not a JSON object");
+  return json;
+}
+
 Header read_header(std::ifstream& file, const std::string& path) {
   const LoadError error(path);
   std::error_code code;
@@ -213,25 +238,7 @@ Header read_header(std::ifstream& file, const std::string& path) {
   if (!file.read(text.data(), static_cast<std::streamsize>(header_size))) {
     error.io("cannot read the " + std::to_string(header_size) + "-byte header");
   }
-  Json json;
-  struct TooDeep {};
-  const auto refuse_deep = [](int depth, Json::parse_event_t, Json&) {
-    if (depth > kMaxHeaderDepth) throw TooDeep{};
-    return true;
-  };
-  try {
-    json = Json::parse(text, refuse_deep);
-  } catch (const Json::parse_error& parse_error) {
-    error.file("header is not valid JSON (at header byte " + std::to_string(parse_error.byte) +
-               " of " + std::to_string(header_size) + ")");
-  } catch (const Json::exception& json_error) {  // e.g. out_of_range: a number such as 1e3008
-    const std::string what = json_error.what();  // "[json.exception.<kind>.<id>] <message>"
-    error.file("header is not valid JSON: " + what.substr(what.find("] ") + 2));
-  } catch (const TooDeep&) {
-    error.file("header nests JSON more than " + std::to_string(kMaxHeaderDepth) +
-               " levels deep (a safetensors header needs 3)");
-  }
-  if (!json.is_object()) error.file("header is not a JSON object");
+  const Json json = parse_header_json(text, error);
 
   Header header;
   header.data_start = 8 + header_size;
