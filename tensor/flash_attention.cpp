@@ -282,19 +282,26 @@ void forward_tile(const Problem<T>& p, int64_t b, int64_t row0, T* output, T* lo
 
 // ---- backward: one (batch, head) matrix, key tiles outer, query tiles inner --------------------
 
+// D_i = Σ_d dO_id O_id for each of the m_q rows. It is Σ_j P_ij dP_ij (the softmax's backward
+// needs that sum):
+//   Σ_j P_ij Z_ij (dO_i·v_j) = dO_i · Σ_j P_ij Z_ij v_j = dO_i · O_i,
+// so no row of P is needed to get it.
+template <typename T>
+std::vector<T> row_dots(const T* grad_output, const T* output, int64_t m_q, int64_t d_v) {
+  std::vector<T> D(static_cast<size_t>(m_q));
+  for (int64_t i = 0; i < m_q; ++i) {
+    double total = 0;
+    for (int64_t d = 0; d < d_v; ++d)
+      total += static_cast<double>(grad_output[i * d_v + d]) * output[i * d_v + d];
+    D[i] = static_cast<T>(total);
+  }
+  return D;
+}
+
 template <typename T>
 void backward_matrix(const Problem<T>& p, int64_t b, const T* grad_output, const T* output,
                      const T* logsumexp, T* grad_query, T* grad_key, T* grad_value) {
-  // D_i = Σ_d dO_id O_id. It is Σ_j P_ij dP_ij (the softmax's backward needs that sum):
-  //   Σ_j P_ij Z_ij (dO_i·v_j) = dO_i · Σ_j P_ij Z_ij v_j = dO_i · O_i,
-  // so no row of P is needed to get it.
-  std::vector<T> D(static_cast<size_t>(p.m_q));
-  for (int64_t i = 0; i < p.m_q; ++i) {
-    double total = 0;
-    for (int64_t d = 0; d < p.d_v; ++d)
-      total += static_cast<double>(grad_output[i * p.d_v + d]) * output[i * p.d_v + d];
-    D[i] = static_cast<T>(total);
-  }
+  const std::vector<T> D = row_dots(grad_output, output, p.m_q, p.d_v);
   T* const P = tile_buffer<T>(0);
   T* const dropped = tile_buffer<T>(1);  // P ∘ Z
   T* const dS = tile_buffer<T>(2);

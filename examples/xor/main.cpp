@@ -21,6 +21,15 @@
 
 using namespace atencion;
 
+// One line per case: its two inputs, the answer, and what the network says.
+void print_predictions(const Tensor& inputs, const Tensor& targets, const Tensor& predictions) {
+  std::printf("\n x1 x2 | target | prediction\n");
+  for (int64_t row = 0; row < 4; ++row) {
+    std::printf("  %g  %g |   %g    | %.3f\n", inputs.at({row, 0}), inputs.at({row, 1}),
+                targets.at({row, 0}), predictions.at({row, 0}));
+  }
+}
+
 int main() {
   // The four XOR cases and their answers: 1 when exactly one input is 1.
   const Variable inputs(Tensor::from({{0, 0}, {0, 1}, {1, 0}, {1, 1}}));
@@ -68,13 +77,7 @@ int main() {
 
   // The trained network on the four cases.
   NoGradGuard no_grad;
-  const Tensor predictions = network(inputs).value();
-  std::printf("\n x1 x2 | target | prediction\n");
-  for (int64_t row = 0; row < 4; ++row) {
-    std::printf("  %g  %g |   %g    | %.3f\n", inputs.value().at({row, 0}),
-                inputs.value().at({row, 1}), targets.value().at({row, 0}),
-                predictions.at({row, 0}));
-  }
+  print_predictions(inputs.value(), targets.value(), network(inputs).value());
 
   const double threshold = 0.01;
   if (final_loss >= threshold) {
