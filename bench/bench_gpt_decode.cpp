@@ -12,11 +12,14 @@
 //                               decodes (GPT::use_packed_weights: the same bytes, in one
 //                               stream). `tokens_per_second`; `weight_mb_per_token`: the
 //                               bytes of weights one token reads (all but the position table, of
-//                               which it reads a row); `read_gb_per_second`: the same array summed
-//                               once after each decode, on the same T threads, so that it sees
-//                               the machine of the same seconds (a host's bandwidth moves by a
-//                               third from one minute to the next); `bandwidth_fraction`:
-//                               tokens/s × those bytes / read_gb_per_second (the limit is 1.0).
+//                               which it reads a row). When a read_bandwidth case ran before it
+//                               in the process (as in the command below), also
+//                               `read_gb_per_second`: its array summed once after each decode, on
+//                               the same T threads, so that it sees the machine of the same
+//                               seconds (a host's bandwidth moved from 48 to 69 GB/s between two
+//                               runs of this program); and `bandwidth_fraction`: tokens/s × those
+//                               bytes / read_gb_per_second (1.0: the weights read as fast as the
+//                               summing loop reads; the products' read-ahead can beat it).
 //   gpt_decode/bfloat16/threads:T the same model with its weights kept as bfloat16
 //                               (GPT::use_bfloat16_weights: every Linear and the tied token
 //                               embedding, 2 bytes a weight; biases, LayerNorms and the position
@@ -67,15 +70,13 @@ double summed(const float* values, int64_t count, int threads) {
 }
 
 // 512 MiB in the pages the packed weights get (huge where the system gives them:
-// tensor/aligned_array.h), so that the fraction compares like with like; made once.
+// tensor/aligned_array.h), so that the fraction compares like with like; made by the first
+// read_bandwidth case and kept (nullptr until then, so that a process that only decodes, as
+// bench/compare.py runs each case, has no half gigabyte more in its peak RSS).
 constexpr int64_t kArrayCount = int64_t(1) << 27;
-const float* summed_array() {
-  static const atencion::AlignedArray<float> values = [] {
-    atencion::AlignedArray<float> made = atencion::aligned_array<float>(kArrayCount);
-    std::fill(made.get(), made.get() + kArrayCount, 1.0f);
-    return made;
-  }();
-  return values.get();
+atencion::AlignedArray<float>& summed_array() {
+  static atencion::AlignedArray<float> values;
+  return values;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -84,7 +85,12 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 
 void read_bandwidth(benchmark::State& state) {
   const int threads = static_cast<int>(state.range(0));
-  const float* values = summed_array();
+  atencion::AlignedArray<float>& array = summed_array();
+  if (!array) {
+    array = atencion::aligned_array<float>(kArrayCount);
+    std::fill(array.get(), array.get() + kArrayCount, 1.0f);
+  }
+  const float* values = array.get();
   double bytes = 0;
   const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
@@ -132,13 +138,14 @@ void gpt_decode(benchmark::State& state, bool bfloat16) {
   atencion::examples::gpt::GenerateOptions options;
   options.max_new_tokens = 32;
   options.sampling.temperature = 0;  // greedy
-  const float* values = summed_array();
+  const float* values = summed_array().get();  // nullptr: no read_bandwidth case ran
   double tokens = 0, decoding = 0, summing = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
     const auto generated = atencion::examples::gpt::generate(model, {464}, options);
     decoding += seconds_since(start);
     tokens += static_cast<double>(generated.size());
+    if (values == nullptr) continue;
     state.PauseTiming();  // the array summed once, between two decodes
     const auto summing_start = std::chrono::steady_clock::now();
     benchmark::DoNotOptimize(summed(values, kArrayCount, threads));
@@ -146,11 +153,12 @@ void gpt_decode(benchmark::State& state, bool bfloat16) {
     state.ResumeTiming();
   }
   const double rate = tokens / decoding, bytes = weight_bytes_per_token(model);
-  const double read_gb_per_second =
-      static_cast<double>(state.iterations()) * kArrayCount * sizeof(float) / summing / 1e9;
   atencion::bench::report_rate(state, bfloat16 ? "gpt_decode/bfloat16" : "gpt_decode", threads,
                                "tokens_per_second", rate);
   state.counters["weight_mb_per_token"] = benchmark::Counter(bytes / 1e6);
+  if (values == nullptr) return;
+  const double read_gb_per_second =
+      static_cast<double>(state.iterations()) * kArrayCount * sizeof(float) / summing / 1e9;
   state.counters["read_gb_per_second"] = benchmark::Counter(read_gb_per_second);
   state.counters["bandwidth_fraction"] =
       benchmark::Counter(rate * bytes / (read_gb_per_second * 1e9));
